@@ -1,0 +1,551 @@
+/**
+ * The service every other room calls to fire hooks. It enforces, per point: source order (app → caller →
+ * environment), matchers, mock short-circuit, decisions, transform chains, timeouts and the failure
+ * handling of each family (DESIGN §3), and yields one outcome record per hook invocation.
+ *
+ * The hot path is plain async code, not a per-dispatch RxJS chain: a point without hooks returns after
+ * three map lookups (E3), and observers get the same events through the Observable surface.
+ */
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Observable, Subject } from 'rxjs';
+import type { AfterToolCallEvent, BeforeToolCallEvent, BeforeToolCallObservationEvent, MockOutcome, ToolResult } from './agent-events.js';
+import { hasBrand } from './context-brand.js';
+import { RunContext } from './contexts.js';
+import { readDecision, type DecisionReading } from './decision.js';
+import { CriticalHookDeliveryError, errorCode, errorType, HookFailedError, type CriticalDeliveryFailure } from './hook-errors.js';
+import { HookInvocation } from './hook-invocation.js';
+import type { HookOutcome, HookOutcomeRecord } from './hook-outcome.js';
+import type { DispatchedEvent, HookErrorEvent } from './hook-pipeline.js';
+import { hookEventName, HOOK_POINTS, hookPointSpec, type HookPayloads, type HookPoint, type ToolControlPoint, type TransformHookPoint } from './hook-points.js';
+import {
+  ENVIRONMENT_HOOK_SOURCE,
+  HOOK_OUTCOME_SINK,
+  WEBHOOK_DELIVERY,
+  type EnvironmentHookSource,
+  type HookOutcomeSink,
+  type WebhookDeliveryPort,
+} from './hook-ports.js';
+import { HookRegistry } from './hook-registry.js';
+import { withTimeout } from './hook-timeout.js';
+import type { RegisteredHook } from './registered-hook.js';
+import { ALLOWED, HOOK_CONTROL_ERROR, type DeniedVerdict, type ToolCallGate, type ToolVerdict } from './tool-verdict.js';
+
+export interface DispatchOptions {
+  /** Whose caller hooks apply; agent-family events default to `payload.operationId`, engine ones to `runContext.runId`. */
+  operationId?: string;
+  /** Per-request identity for engine-family `HookInvocation.runContext`. */
+  runContext?: RunContext;
+  /** Cancels webhook deliveries; a cancelled control never grants permission (W12). */
+  signal?: AbortSignal;
+  /** `HookInvocation.metadata` (the engine's metadata). */
+  metadata?: Readonly<Record<string, unknown>>;
+}
+
+type Reading = DecisionReading | { kind: 'error'; error: unknown };
+
+const NONE: readonly RegisteredHook[] = Object.freeze([]);
+const NO_METADATA: Readonly<Record<string, unknown>> = Object.freeze({});
+
+class InvalidReturnError extends Error {
+  override readonly name = 'InvalidReturnError';
+  readonly code = 'invalid_return';
+}
+
+class DeliveryUnavailableError extends Error {
+  override readonly name = 'DeliveryUnavailableError';
+  readonly code = 'configuration';
+}
+
+@Injectable()
+export class HookDispatcher extends Observable<DispatchedEvent> {
+  private readonly logger = new Logger('AgentHooks');
+  private readonly events = new Subject<DispatchedEvent>();
+  private readonly outcomeSubject = new Subject<HookOutcomeRecord>();
+  private readonly errorSubject = new Subject<HookErrorEvent>();
+
+  /** Every outcome record, as it happens. */
+  readonly outcomes$: Observable<HookOutcomeRecord> = this.outcomeSubject.asObservable();
+  /** Hook failures that were handled by policy instead of thrown (the unhandled-exception bus). */
+  readonly errors$: Observable<HookErrorEvent> = this.errorSubject.asObservable();
+
+  constructor(
+    private readonly registry: HookRegistry,
+    @Optional() @Inject(WEBHOOK_DELIVERY) private readonly delivery?: WebhookDeliveryPort,
+    @Optional() @Inject(ENVIRONMENT_HOOK_SOURCE) private readonly environment?: EnvironmentHookSource,
+    @Optional() @Inject(HOOK_OUTCOME_SINK) private readonly sink?: HookOutcomeSink,
+    @Optional() private readonly emitter?: EventEmitter2,
+  ) {
+    super((subscriber) => this.events.subscribe(subscriber));
+  }
+
+  /** Whether `point` has any hook for this operation (app, caller or environment). */
+  hasHooks(point: HookPoint, operationId?: string): boolean {
+    return (
+      this.registry.appHooks(point).length > 0 ||
+      this.registry.callerHooks(operationId, point).length > 0 ||
+      (this.environment?.hooksFor(point).length ?? 0) > 0
+    );
+  }
+
+  /**
+   * Fires an observe point (and, at `beforeToolCall` / `afterToolCall`, the observe-only view: handlers and
+   * notification webhooks, no controls asked). Engine-family `fail` failures reject with `HookFailedError`;
+   * `fallback: 'none'` delivery failures reject with one `CriticalHookDeliveryError` after all hooks ran.
+   */
+  async dispatch<P extends HookPoint>(point: P, payload: HookPayloads[P], options: DispatchOptions = {}): Promise<void> {
+    const operationId = this.operationIdOf(payload, options);
+    const hooks = this.hooksFor(point, operationId);
+    this.announce(point, payload, operationId);
+    if (hooks === NONE) return;
+    const critical: CriticalDeliveryFailure[] = [];
+    const toolName = this.toolNameOf(payload);
+    for (const hook of hooks) {
+      if (hook.matcher && toolName !== undefined && !hook.matcher.test(toolName)) continue;
+      if (HOOK_POINTS[point].toolEvent && this.isControl(hook) && (point === 'beforeToolCall' || point === 'afterToolCall')) continue;
+      await this.observe(point, hook, payload, operationId, options, critical);
+    }
+    if (critical.length > 0) throw new CriticalHookDeliveryError(critical);
+  }
+
+  /**
+   * Runs a transform chain (E2): each hook's output feeds the next. `transform_tool_result` hooks must return
+   * a `ToolResultContext`; `on_run_start` and `before_mcp_request` hooks may return nothing (keep the input).
+   * Anything else is a hook failure under the hook's `failure_policy`.
+   */
+  async transform<P extends TransformHookPoint>(point: P, payload: HookPayloads[P], options: DispatchOptions = {}): Promise<HookPayloads[P]> {
+    const operationId = this.operationIdOf(payload, options);
+    const hooks = this.hooksFor(point, operationId);
+    this.announce(point, payload, operationId);
+    if (hooks === NONE) return payload;
+    const spec = hookPointSpec(point);
+    let current = payload;
+    for (const hook of hooks) {
+      const toolName = this.toolNameOf(current);
+      if (hook.matcher && toolName !== undefined && !hook.matcher.test(toolName)) continue;
+      const started = performance.now();
+      try {
+        const returned = await this.callHandler(hook, this.invocation(point, hook, current, options));
+        if (returned === undefined || returned === null) {
+          if (spec.mustReturn) throw new InvalidReturnError(`must return a ${spec.payload}, returned ${String(returned)}`);
+        } else if (!hasBrand(returned, spec.payload)) {
+          throw new InvalidReturnError(`must return a ${spec.payload}`);
+        } else {
+          current = this.keepIdentity(point, current, returned as HookPayloads[P]);
+        }
+        this.record(point, hook, operationId, 'ok', started);
+      } catch (error) {
+        this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
+        this.engineFailure(point, hook, operationId, error, error instanceof InvalidReturnError ? error.message : undefined);
+      }
+    }
+    return current;
+  }
+
+  /**
+   * M1/M2: offers `mock()` to in-memory `beforeToolCall` handlers in order; the first accepted mock wins and
+   * the remaining mock handlers are skipped. Sends no webhooks and asks no controls.
+   */
+  async dispatchBeforeToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = {}): Promise<MockOutcome | null> {
+    const operationId = this.operationIdOf(event, options);
+    const hooks = this.hooksFor('beforeToolCall', operationId);
+    if (hooks === NONE) return null;
+    const { mock } = await this.mockPhase(this.matching(hooks, event), event, operationId);
+    return mock;
+  }
+
+  /**
+   * The whole `beforeToolCall` step of DESIGN §3: in-memory handlers first (mock short-circuit, M1), then
+   * controls in order (webhooks with `responseHandling: 'toolCall'`, handlers returning a decision, W14).
+   * A deny or a blocking control error stops the call; a mocked call is still subject to the controls.
+   */
+  async gateToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = {}): Promise<ToolCallGate> {
+    const operationId = this.operationIdOf(event, options);
+    const hooks = this.hooksFor('beforeToolCall', operationId);
+    this.announce('beforeToolCall', event, operationId);
+    if (hooks === NONE) return { mock: null, verdict: ALLOWED };
+    const matching = this.matching(hooks, event);
+    const { mock, readings } = await this.mockPhase(matching, event, operationId);
+    const critical: CriticalDeliveryFailure[] = [];
+    const verdict = await this.controlPhase('beforeToolCall', matching, event, operationId, options, readings, critical);
+    if (critical.length > 0) throw new CriticalHookDeliveryError(critical);
+    return { mock, verdict };
+  }
+
+  /**
+   * The `afterToolCall` step: handlers observe, controls inspect the (transformed) result in order; a deny
+   * or blocking control error replaces it (W9). Later hooks then observe the sanitized result, never the
+   * denied one.
+   */
+  async gateToolResult(event: AfterToolCallEvent, options: DispatchOptions = {}): Promise<ToolVerdict> {
+    const operationId = this.operationIdOf(event, options);
+    const hooks = this.hooksFor('afterToolCall', operationId);
+    this.announce('afterToolCall', event, operationId);
+    if (hooks === NONE) return ALLOWED;
+    const critical: CriticalDeliveryFailure[] = [];
+    const verdict = await this.controlPhase('afterToolCall', this.matching(hooks, event), event, operationId, options, undefined, critical);
+    if (critical.length > 0) throw new CriticalHookDeliveryError(critical);
+    return verdict;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+
+  private hooksFor(point: HookPoint, operationId: string | undefined): readonly RegisteredHook[] {
+    const app = this.registry.appHooks(point);
+    const caller = this.registry.callerHooks(operationId, point);
+    const env = this.environment?.hooksFor(point) ?? NONE;
+    if (app.length + caller.length + env.length === 0) return NONE;
+    if (caller.length === 0 && env.length === 0) return app;
+    return [...app, ...caller, ...env];
+  }
+
+  private matching(hooks: readonly RegisteredHook[], event: { identifier: string; apiName: string }): RegisteredHook[] {
+    const toolName = `${event.identifier}/${event.apiName}`;
+    return hooks.filter((hook) => !hook.matcher || hook.matcher.test(toolName));
+  }
+
+  /** A hook that takes part in result control (asked for a decision). */
+  private isControl(hook: RegisteredHook): boolean {
+    return hook.handler ? hook.control : hook.webhook?.responseHandling === 'toolCall';
+  }
+
+  private async mockPhase(
+    hooks: readonly RegisteredHook[],
+    event: BeforeToolCallObservationEvent,
+    operationId: string | undefined,
+  ): Promise<{ mock: MockOutcome | null; readings: Map<RegisteredHook, Reading> }> {
+    const readings = new Map<RegisteredHook, Reading>();
+    let mock: MockOutcome | null = null;
+    for (const hook of hooks) {
+      if (!hook.handler || hook.control) continue;
+      if (mock) continue; // M1: the first accepted mock short-circuits the remaining mock handlers
+      let open = true;
+      let mockedHere = false;
+      const handlerEvent: BeforeToolCallEvent = {
+        ...event,
+        mock: (result: ToolResult) => {
+          if (!open || mock || !isToolResult(result)) return false;
+          mock = { isMocked: true, result: { ...result, success: result.success ?? true } };
+          mockedHere = true;
+          return true;
+        },
+      };
+      const started = performance.now();
+      try {
+        const returned = await this.callHandler(hook, handlerEvent);
+        const reading = readDecision(returned, 'beforeToolCall');
+        readings.set(hook, reading);
+        this.record('beforeToolCall', hook, operationId, mockedHere ? 'mocked' : outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_decision' : undefined);
+      } catch (error) {
+        readings.set(hook, { kind: 'error', error });
+        this.record('beforeToolCall', hook, operationId, 'error', started, errorCode(error, 'handler_error'));
+        this.agentFailure('beforeToolCall', hook, operationId, error);
+      } finally {
+        open = false;
+      }
+    }
+    return { mock, readings };
+  }
+
+  private async controlPhase(
+    point: ToolControlPoint,
+    hooks: readonly RegisteredHook[],
+    event: BeforeToolCallObservationEvent | AfterToolCallEvent,
+    operationId: string | undefined,
+    options: DispatchOptions,
+    readings: Map<RegisteredHook, Reading> | undefined,
+    critical: CriticalDeliveryFailure[],
+  ): Promise<ToolVerdict> {
+    let verdict: ToolVerdict = ALLOWED;
+    let current = event;
+    for (const hook of hooks) {
+      const decided = verdict.outcome !== 'allowed';
+      if (hook.webhook && !hook.handler) {
+        if (hook.webhook.responseHandling !== 'toolCall') {
+          await this.notify(point, hook, current, operationId, options, critical);
+          continue;
+        }
+        if (decided) continue;
+        verdict = await this.askWebhook(point, hook, current, operationId, options);
+      } else if (readings) {
+        // beforeToolCall: plain handlers already ran in the mock phase; controls run now.
+        const reading = readings.get(hook);
+        if (reading === undefined && !hook.control) continue; // skipped after a mock (M1)
+        if (decided) continue;
+        if (reading !== undefined) verdict = this.verdictOf(point, hook, reading, false);
+        else verdict = await this.askHandler(point, hook, { ...current, mock: () => false } as never, operationId);
+      } else {
+        if (decided && hook.control) continue;
+        if (decided) {
+          await this.observe(point, hook, current as never, operationId, options, critical);
+          continue;
+        }
+        verdict = await this.askHandler(point, hook, current, operationId);
+      }
+      if (options.signal?.aborted && verdict.outcome === 'allowed') {
+        // W12: an allow that arrives after cancellation is still cancelled.
+        verdict = blocked(point, hook, 'cancelled');
+      }
+      if (verdict.outcome !== 'allowed' && point === 'afterToolCall' && current === event) {
+        current = { ...(event as AfterToolCallEvent), result: deniedResult(verdict) };
+      }
+    }
+    return verdict;
+  }
+
+  private async askHandler(
+    point: ToolControlPoint,
+    hook: RegisteredHook,
+    event: unknown,
+    operationId: string | undefined,
+  ): Promise<ToolVerdict> {
+    const started = performance.now();
+    let reading: Reading;
+    try {
+      reading = readDecision(await this.callHandler(hook, event), point);
+      this.record(point, hook, operationId, outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_decision' : undefined);
+    } catch (error) {
+      reading = { kind: 'error', error };
+      this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
+      this.agentFailure(point, hook, operationId, error);
+    }
+    return this.verdictOf(point, hook, reading, true);
+  }
+
+  private async askWebhook(
+    point: ToolControlPoint,
+    hook: RegisteredHook,
+    event: BeforeToolCallObservationEvent | AfterToolCallEvent,
+    operationId: string | undefined,
+    options: DispatchOptions,
+  ): Promise<ToolVerdict> {
+    const started = performance.now();
+    if (options.signal?.aborted) {
+      this.record(point, hook, operationId, 'error', started, 'cancelled');
+      return blocked(point, hook, 'cancelled');
+    }
+    let reading: Reading;
+    try {
+      if (!this.delivery) throw new DeliveryUnavailableError('no webhook delivery is configured');
+      const body = await this.delivery.control({
+        hook,
+        point,
+        event: event as unknown as Readonly<Record<string, unknown>>,
+        ...(operationId !== undefined ? { operationId } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      reading = body === undefined ? { kind: 'notification' } : readDecision(body, point);
+      this.record(point, hook, operationId, outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_decision' : undefined);
+    } catch (error) {
+      reading = { kind: 'error', error };
+      this.record(point, hook, operationId, 'error', started, errorCode(error, 'network_error'));
+      this.reportError(point, hook, operationId, error);
+    }
+    return this.verdictOf(point, hook, reading, true);
+  }
+
+  /** W8, W11, W12: what one control's reading means for the call. */
+  private verdictOf(point: ToolControlPoint, hook: RegisteredHook, reading: Reading, isControl: boolean): ToolVerdict {
+    switch (reading.kind) {
+      case 'allow':
+      case 'notification':
+        return ALLOWED;
+      case 'deny':
+        return { outcome: 'denied', phase: point, hookId: hook.id, reason: reading.reason, error: 'hook_denied' };
+      case 'invalid':
+        return isControl && hook.onError === 'block' ? blocked(point, hook, 'invalid_decision') : ALLOWED;
+      case 'error': {
+        const code = errorCode(reading.error, 'handler_error');
+        // Cancellation never grants permission (W12), whatever onError says.
+        if (code === 'cancelled') return blocked(point, hook, code);
+        return isControl && hook.onError === 'block' ? blocked(point, hook, code) : ALLOWED;
+      }
+    }
+  }
+
+  /** One observe invocation: a handler, or a notification webhook. */
+  private async observe(
+    point: HookPoint,
+    hook: RegisteredHook,
+    payload: unknown,
+    operationId: string | undefined,
+    options: DispatchOptions,
+    critical: CriticalDeliveryFailure[],
+  ): Promise<void> {
+    if (!hook.handler) {
+      await this.notify(point, hook, payload, operationId, options, critical);
+      return;
+    }
+    const started = performance.now();
+    try {
+      const arg = HOOK_POINTS[point].family === 'engine' ? this.invocation(point, hook, payload, options) : withInertMock(point, payload);
+      await this.callHandler(hook, arg);
+      this.record(point, hook, operationId, 'ok', started);
+    } catch (error) {
+      this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
+      if (HOOK_POINTS[point].family === 'engine') this.engineFailure(point, hook, operationId, error);
+      else this.agentFailure(point, hook, operationId, error);
+    }
+  }
+
+  private async notify(
+    point: HookPoint,
+    hook: RegisteredHook,
+    payload: unknown,
+    operationId: string | undefined,
+    options: DispatchOptions,
+    critical: CriticalDeliveryFailure[],
+  ): Promise<void> {
+    const started = performance.now();
+    try {
+      if (!this.delivery) throw new DeliveryUnavailableError('no webhook delivery is configured');
+      await this.delivery.notify({
+        hook,
+        point,
+        event: payload as Readonly<Record<string, unknown>>,
+        ...(operationId !== undefined ? { operationId } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      this.record(point, hook, operationId, 'ok', started);
+    } catch (error) {
+      const code = errorCode(error, 'network_error');
+      this.record(point, hook, operationId, 'error', started, code);
+      this.reportError(point, hook, operationId, error);
+      // D2: `fallback: 'none'` failures are collected and thrown once all siblings ran; others are logged (D1).
+      if (hook.webhook?.fallback === 'none') critical.push({ point, hookId: hook.id, code });
+    }
+  }
+
+  private callHandler(hook: RegisteredHook, arg: unknown): Promise<unknown> {
+    const result = (hook.handler as (a: unknown) => unknown)(arg);
+    const work = result instanceof Promise ? result : Promise.resolve(result);
+    return hook.timeoutMs === undefined ? work : withTimeout(work, hook.timeoutMs);
+  }
+
+  private invocation(point: HookPoint, hook: RegisteredHook, payload: unknown, options: DispatchOptions): HookInvocation {
+    const runContext = options.runContext ?? (point === 'on_run_start' && hasBrand(payload, RunContext.brand) ? (payload as RunContext) : undefined);
+    return new HookInvocation({
+      point,
+      payload,
+      ...(hook.plugin !== undefined ? { plugin: hook.plugin } : {}),
+      ...(hook.method !== undefined ? { method: hook.method } : {}),
+      ...(hook.ref !== undefined ? { ref: hook.ref } : {}),
+      ...(runContext ? { runContext } : {}),
+      metadata: options.metadata ?? NO_METADATA,
+    });
+  }
+
+  /** `on_run_start` may replace the RunContext, never its `runId` (DESIGN §3). */
+  private keepIdentity<T>(point: HookPoint, before: T, after: T): T {
+    if (point !== 'on_run_start') return after;
+    const prev = before as unknown as RunContext;
+    const next = after as unknown as RunContext;
+    if (next.runId === prev.runId) return after;
+    return prev.replace({
+      userId: next.userId,
+      organizationId: next.organizationId,
+      authContext: next.authContext,
+      metadata: { ...next.metadata },
+    }) as unknown as T;
+  }
+
+  /** Engine family (E6, DESIGN §3): `fail` throws `HookFailedError`; `warn` and never-propagating points log. */
+  private engineFailure(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, error: unknown, detail?: string): void {
+    this.errorSubject.next({ point, hookId: hook.id, ...(operationId !== undefined ? { operationId } : {}), errorType: errorType(error), error });
+    if (hook.failurePolicy === 'fail' && !hookPointSpec(point).neverPropagates) {
+      throw new HookFailedError(point, hook.id, error, detail);
+    }
+    this.logger.warn(`hook ${hook.id} at ${point} failed (${errorType(error)}); continuing`);
+  }
+
+  /** Agent family (D1): logged with point, hook id and error type; dispatch goes on. */
+  private agentFailure(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, error: unknown): void {
+    this.reportError(point, hook, operationId, error);
+  }
+
+  private reportError(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, error: unknown): void {
+    this.errorSubject.next({ point, hookId: hook.id, ...(operationId !== undefined ? { operationId } : {}), errorType: errorType(error), error });
+    this.logger.warn(`hook ${hook.id} at ${point} failed (${errorType(error)}, ${errorCode(error, 'handler_error')})`);
+  }
+
+  private record(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, outcome: HookOutcome, started: number, code?: string): void {
+    const record: HookOutcomeRecord = {
+      ...(operationId !== undefined ? { operationId } : {}),
+      point,
+      hookId: hook.id,
+      source: hook.source,
+      outcome,
+      ...(code !== undefined ? { errorCode: code } : {}),
+      latencyMs: performance.now() - started,
+    };
+    if (this.sink) {
+      try {
+        this.sink.record(record);
+      } catch (error) {
+        this.logger.error(`outcome sink failed (${errorType(error)})`);
+      }
+    }
+    if (this.outcomeSubject.observed) this.outcomeSubject.next(record);
+  }
+
+  /** Observers: the Observable surface and the `@nestjs/event-emitter` bridge (observe-only). */
+  private announce(point: HookPoint, payload: unknown, operationId: string | undefined): void {
+    if (this.events.observed) {
+      this.events.next({ point, payload, ...(operationId !== undefined ? { operationId } : {}) } as DispatchedEvent);
+    }
+    if (this.emitter) {
+      const name = hookEventName(point);
+      if (this.emitter.hasListeners(name)) this.emitter.emit(name, payload);
+    }
+  }
+
+  private operationIdOf(payload: unknown, options: DispatchOptions): string | undefined {
+    if (options.operationId !== undefined) return options.operationId;
+    const p = payload as { operationId?: unknown; runId?: unknown } | null;
+    if (p && typeof p === 'object') {
+      if (typeof p.operationId === 'string') return p.operationId;
+      if (typeof p.runId === 'string') return p.runId;
+    }
+    return options.runContext?.runId;
+  }
+
+  private toolNameOf(payload: unknown): string | undefined {
+    const p = payload as { identifier?: unknown; apiName?: unknown } | null;
+    if (p && typeof p === 'object' && typeof p.identifier === 'string' && typeof p.apiName === 'string') {
+      return `${p.identifier}/${p.apiName}`;
+    }
+    return undefined;
+  }
+}
+
+function outcomeOf(reading: DecisionReading): HookOutcome {
+  switch (reading.kind) {
+    case 'allow':
+      return 'allowed';
+    case 'deny':
+      return 'denied';
+    case 'notification':
+      return 'notification';
+    case 'invalid':
+      return 'error';
+  }
+}
+
+function blocked(point: ToolControlPoint, hook: RegisteredHook, code: string): DeniedVerdict {
+  return { outcome: 'control_error', phase: point, hookId: hook.id, reason: HOOK_CONTROL_ERROR, error: 'hook_control_error', errorCode: code };
+}
+
+/** The result later hooks and the model see instead of a denied one (W9, W12). */
+function deniedResult(verdict: DeniedVerdict): ToolResult {
+  return { content: verdict.reason, success: false, error: { type: verdict.error, message: verdict.reason } };
+}
+
+function isToolResult(value: unknown): value is ToolResult {
+  return value !== null && typeof value === 'object' && typeof (value as ToolResult).content === 'string';
+}
+
+/** Observe-only `beforeToolCall` handlers get a `mock()` that is never accepted. */
+function withInertMock(point: HookPoint, payload: unknown): unknown {
+  if (point !== 'beforeToolCall' || typeof (payload as { mock?: unknown }).mock === 'function') return payload;
+  return { ...(payload as object), mock: () => false };
+}

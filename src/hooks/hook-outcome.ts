@@ -1,0 +1,15 @@
+/** One record per hook invocation (the timeline, metrics and queue tests read these). Never a payload. */
+import type { HookPoint } from './hook-points.js';
+import type { HookSource } from './registered-hook.js';
+
+export type HookOutcome = 'ok' | 'mocked' | 'allowed' | 'denied' | 'notification' | 'error';
+
+export interface HookOutcomeRecord {
+  readonly operationId?: string;
+  readonly point: HookPoint;
+  readonly hookId: string;
+  readonly source: HookSource;
+  readonly outcome: HookOutcome;
+  readonly errorCode?: string;
+  readonly latencyMs: number;
+}

@@ -1,0 +1,122 @@
+/**
+ * Holds app hooks (config entries, decorators) and per-operation caller hooks, pre-indexed by point so a
+ * point without hooks is answered by one map lookup (E3). No static state: one registry per app.
+ */
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { AgentHook } from './agent-hook.js';
+import { HookConfigurationError } from './hook-errors.js';
+import { HOOK_POINTS, isHookPoint, type HookPoint } from './hook-points.js';
+import { CALLER_HOOK_VALIDATOR, type CallerHookValidator } from './hook-ports.js';
+import { compileMatcher } from './matcher.js';
+import type { HookHandlerFn, RegisteredHook } from './registered-hook.js';
+
+const NONE: readonly RegisteredHook[] = Object.freeze([]);
+
+@Injectable()
+export class HookRegistry {
+  private readonly app = new Map<HookPoint, RegisteredHook[]>();
+  private readonly callers = new Map<string, Map<HookPoint, RegisteredHook[]>>();
+
+  constructor(@Optional() @Inject(CALLER_HOOK_VALIDATOR) private readonly validator?: CallerHookValidator) {}
+
+  /** Adds app hooks; within a point they stay sorted by `order`, ties in registration order. */
+  addAppHooks(hooks: readonly RegisteredHook[]): void {
+    for (const hook of hooks) {
+      const list = this.app.get(hook.point) ?? [];
+      // Insert after every hook with order <= this one: a stable insertion.
+      let at = list.length;
+      while (at > 0 && list[at - 1]!.order > hook.order) at--;
+      list.splice(at, 0, hook);
+      this.app.set(hook.point, list);
+    }
+  }
+
+  appHooks(point: HookPoint): readonly RegisteredHook[] {
+    return this.app.get(point) ?? NONE;
+  }
+
+  /**
+   * Registers one operation's caller hooks, appended in order (A1). The whole batch is validated first:
+   * on any error nothing changes.
+   */
+  register(operationId: string, hooks: readonly AgentHook[]): void {
+    if (typeof operationId !== 'string' || operationId.length === 0) {
+      throw new HookConfigurationError('register: operationId must be a non-empty string');
+    }
+    if (!Array.isArray(hooks)) throw new HookConfigurationError('register: hooks must be an array');
+    const normalized = hooks.map((hook, index) => this.normalizeCallerHook(hook, index));
+    if (normalized.length === 0) return;
+    const byPoint = this.callers.get(operationId) ?? new Map<HookPoint, RegisteredHook[]>();
+    for (const hook of normalized) {
+      const list = byPoint.get(hook.point);
+      if (list) list.push(hook);
+      else byPoint.set(hook.point, [hook]);
+    }
+    this.callers.set(operationId, byPoint);
+  }
+
+  /** Removes everything registered for the operation (A4). */
+  unregister(operationId: string): void {
+    this.callers.delete(operationId);
+  }
+
+  callerHooks(operationId: string | undefined, point: HookPoint): readonly RegisteredHook[] {
+    if (operationId === undefined) return NONE;
+    return this.callers.get(operationId)?.get(point) ?? NONE;
+  }
+
+  hasCallerHooks(operationId: string): boolean {
+    return this.callers.has(operationId);
+  }
+
+  /** How many operations have caller hooks registered (for leak checks). */
+  get operationCount(): number {
+    return this.callers.size;
+  }
+
+  private normalizeCallerHook(hook: AgentHook, index: number): RegisteredHook {
+    const where = `hooks[${index}]${typeof hook?.id === 'string' ? ` (${hook.id})` : ''}`;
+    if (hook === null || typeof hook !== 'object') throw new HookConfigurationError(`${where}: must be an object`);
+    if (typeof hook.id !== 'string' || hook.id.trim().length === 0) {
+      throw new HookConfigurationError(`${where}: id must be a non-empty string`);
+    }
+    if (!isHookPoint(hook.type) || HOOK_POINTS[hook.type].family !== 'agent') {
+      throw new HookConfigurationError(`${where}: unknown type ${JSON.stringify(hook.type)}; caller hooks take an agent-family point`);
+    }
+    const hasHandler = hook.handler !== undefined;
+    if (hasHandler && typeof hook.handler !== 'function') throw new HookConfigurationError(`${where}: handler must be a function`);
+    if (hook.webhook !== undefined && (hook.webhook === null || typeof hook.webhook !== 'object')) {
+      throw new HookConfigurationError(`${where}: webhook must be an object`);
+    }
+    if (!hasHandler && !hook.webhook) throw new HookConfigurationError(`${where}: needs a handler or a webhook`);
+    if (hook.onError !== undefined && hook.onError !== 'continue' && hook.onError !== 'block') {
+      throw new HookConfigurationError(`${where}: onError must be 'continue' or 'block'`);
+    }
+    if (hook.timeoutMs !== undefined && !(Number.isFinite(hook.timeoutMs) && hook.timeoutMs > 0)) {
+      throw new HookConfigurationError(`${where}: timeoutMs must be a positive number`);
+    }
+    if (hook.matcher !== undefined && hook.matcher !== '' && hook.matcher !== '*' && !HOOK_POINTS[hook.type].toolEvent) {
+      throw new HookConfigurationError(`${where}: a matcher applies to tool events only, not ${hook.type}`);
+    }
+    const matcher = compileMatcher(hook.matcher, where);
+    if (hook.webhook) {
+      if (this.validator) this.validator.validate(hook, index);
+      else if (typeof hook.webhook.url !== 'string' || hook.webhook.url.length === 0) {
+        throw new HookConfigurationError(`${where}: webhook.url must be a non-empty string`);
+      }
+    }
+    return Object.freeze({
+      id: hook.id,
+      point: hook.type,
+      source: 'caller' as const,
+      ...(matcher ? { matcher } : {}),
+      failurePolicy: 'fail' as const,
+      onError: hook.onError ?? hook.webhook?.onError ?? 'continue',
+      control: hasHandler && hook.onError !== undefined,
+      ...(hook.timeoutMs !== undefined ? { timeoutMs: hook.timeoutMs } : {}),
+      order: 0,
+      ...(hasHandler ? { handler: hook.handler as HookHandlerFn } : {}),
+      ...(hook.webhook ? { webhook: Object.freeze({ ...hook.webhook }) } : {}),
+    });
+  }
+}
