@@ -17,7 +17,7 @@ import { CriticalHookDeliveryError, errorCode, errorType, HookFailedError, type 
 import { HookInvocation } from './hook-invocation.js';
 import type { HookOutcome, HookOutcomeRecord } from './hook-outcome.js';
 import type { DispatchedEvent, HookErrorEvent } from './hook-pipeline.js';
-import { hookEventName, HOOK_POINTS, hookPointSpec, type HookPayloads, type HookPoint, type ToolControlPoint, type TransformHookPoint } from './hook-points.js';
+import { hookEventName, HOOK_POINT_NAMES, HOOK_POINTS, hookPointSpec, type HookPayloads, type HookPoint, type ToolControlPoint, type TransformHookPoint } from './hook-points.js';
 import {
   ENVIRONMENT_HOOK_SOURCE,
   HOOK_OUTCOME_SINK,
@@ -46,6 +46,10 @@ type Reading = DecisionReading | { kind: 'error'; error: unknown };
 
 const NONE: readonly RegisteredHook[] = Object.freeze([]);
 const NO_METADATA: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_OPTIONS: DispatchOptions = Object.freeze({});
+const RESOLVED: Promise<void> = Promise.resolve();
+/** `agent-hooks.<point>` names, built once. */
+const EVENT_NAMES = new Map<HookPoint, string>(HOOK_POINT_NAMES.map((point) => [point, hookEventName(point)]));
 
 class InvalidReturnError extends Error {
   override readonly name = 'InvalidReturnError';
@@ -93,16 +97,29 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
    * notification webhooks, no controls asked). Engine-family `fail` failures reject with `HookFailedError`;
    * `fallback: 'none'` delivery failures reject with one `CriticalHookDeliveryError` after all hooks ran.
    */
-  async dispatch<P extends HookPoint>(point: P, payload: HookPayloads[P], options: DispatchOptions = {}): Promise<void> {
+  dispatch<P extends HookPoint>(point: P, payload: HookPayloads[P], options: DispatchOptions = NO_OPTIONS): Promise<void> {
     const operationId = this.operationIdOf(payload, options);
     const hooks = this.hooksFor(point, operationId);
     this.announce(point, payload, operationId);
-    if (hooks === NONE) return;
+    // E3: nothing registered → one shared, already-resolved promise; no closure, no async frame.
+    if (hooks === NONE) return RESOLVED;
+    return this.observeAll(point, hooks, payload, operationId, options);
+  }
+
+  private async observeAll(
+    point: HookPoint,
+    hooks: readonly RegisteredHook[],
+    payload: unknown,
+    operationId: string | undefined,
+    options: DispatchOptions,
+  ): Promise<void> {
     const critical: CriticalDeliveryFailure[] = [];
-    const toolName = this.toolNameOf(payload);
+    const toolName = HOOK_POINTS[point].toolEvent ? this.toolNameOf(payload) : undefined;
+    const gatePoint = point === 'beforeToolCall' || point === 'afterToolCall';
     for (const hook of hooks) {
       if (hook.matcher && toolName !== undefined && !hook.matcher.test(toolName)) continue;
-      if (HOOK_POINTS[point].toolEvent && this.isControl(hook) && (point === 'beforeToolCall' || point === 'afterToolCall')) continue;
+      // The observe-only view of a gate point asks no controls (DESIGN §3: a call denied before it ran).
+      if (gatePoint && this.isControl(hook)) continue;
       await this.observe(point, hook, payload, operationId, options, critical);
     }
     if (critical.length > 0) throw new CriticalHookDeliveryError(critical);
@@ -113,7 +130,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
    * a `ToolResultContext`; `on_run_start` and `before_mcp_request` hooks may return nothing (keep the input).
    * Anything else is a hook failure under the hook's `failure_policy`.
    */
-  async transform<P extends TransformHookPoint>(point: P, payload: HookPayloads[P], options: DispatchOptions = {}): Promise<HookPayloads[P]> {
+  async transform<P extends TransformHookPoint>(point: P, payload: HookPayloads[P], options: DispatchOptions = NO_OPTIONS): Promise<HookPayloads[P]> {
     const operationId = this.operationIdOf(payload, options);
     const hooks = this.hooksFor(point, operationId);
     this.announce(point, payload, operationId);
@@ -146,7 +163,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
    * M1/M2: offers `mock()` to in-memory `beforeToolCall` handlers in order; the first accepted mock wins and
    * the remaining mock handlers are skipped. Sends no webhooks and asks no controls.
    */
-  async dispatchBeforeToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = {}): Promise<MockOutcome | null> {
+  async dispatchBeforeToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = NO_OPTIONS): Promise<MockOutcome | null> {
     const operationId = this.operationIdOf(event, options);
     const hooks = this.hooksFor('beforeToolCall', operationId);
     if (hooks === NONE) return null;
@@ -159,7 +176,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
    * controls in order (webhooks with `responseHandling: 'toolCall'`, handlers returning a decision, W14).
    * A deny or a blocking control error stops the call; a mocked call is still subject to the controls.
    */
-  async gateToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = {}): Promise<ToolCallGate> {
+  async gateToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolCallGate> {
     const operationId = this.operationIdOf(event, options);
     const hooks = this.hooksFor('beforeToolCall', operationId);
     this.announce('beforeToolCall', event, operationId);
@@ -177,7 +194,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
    * or blocking control error replaces it (W9). Later hooks then observe the sanitized result, never the
    * denied one.
    */
-  async gateToolResult(event: AfterToolCallEvent, options: DispatchOptions = {}): Promise<ToolVerdict> {
+  async gateToolResult(event: AfterToolCallEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolVerdict> {
     const operationId = this.operationIdOf(event, options);
     const hooks = this.hooksFor('afterToolCall', operationId);
     this.announce('afterToolCall', event, operationId);
@@ -379,7 +396,9 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
     const started = performance.now();
     try {
       const arg = HOOK_POINTS[point].family === 'engine' ? this.invocation(point, hook, payload, options) : withInertMock(point, payload);
-      await this.callHandler(hook, arg);
+      const returned = this.invoke(hook, arg);
+      // A synchronous handler is not awaited: same semantics, one microtask less per hook.
+      if (isThenable(returned)) await returned;
       this.record(point, hook, operationId, 'ok', started);
     } catch (error) {
       this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
@@ -416,10 +435,15 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
     }
   }
 
-  private callHandler(hook: RegisteredHook, arg: unknown): Promise<unknown> {
+  /** Calls a handler; returns its value, or a promise when it is async or has a timeout. */
+  private invoke(hook: RegisteredHook, arg: unknown): unknown {
     const result = (hook.handler as (a: unknown) => unknown)(arg);
-    const work = result instanceof Promise ? result : Promise.resolve(result);
-    return hook.timeoutMs === undefined ? work : withTimeout(work, hook.timeoutMs);
+    if (hook.timeoutMs === undefined) return result;
+    return withTimeout(Promise.resolve(result), hook.timeoutMs);
+  }
+
+  private async callHandler(hook: RegisteredHook, arg: unknown): Promise<unknown> {
+    return await this.invoke(hook, arg);
   }
 
   private invocation(point: HookPoint, hook: RegisteredHook, payload: unknown, options: DispatchOptions): HookInvocation {
@@ -469,13 +493,15 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
   }
 
   private record(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, outcome: HookOutcome, started: number, code?: string): void {
+    if (!this.sink && !this.outcomeSubject.observed) return;
+    // One literal shape for every record keeps this monomorphic (spreads here cost microseconds per hook).
     const record: HookOutcomeRecord = {
-      ...(operationId !== undefined ? { operationId } : {}),
+      operationId,
       point,
       hookId: hook.id,
       source: hook.source,
       outcome,
-      ...(code !== undefined ? { errorCode: code } : {}),
+      errorCode: code,
       latencyMs: performance.now() - started,
     };
     if (this.sink) {
@@ -494,7 +520,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
       this.events.next({ point, payload, ...(operationId !== undefined ? { operationId } : {}) } as DispatchedEvent);
     }
     if (this.emitter) {
-      const name = hookEventName(point);
+      const name = EVENT_NAMES.get(point)!;
       if (this.emitter.hasListeners(name)) this.emitter.emit(name, payload);
     }
   }
@@ -516,6 +542,10 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
     }
     return undefined;
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
 function outcomeOf(reading: DecisionReading): HookOutcome {

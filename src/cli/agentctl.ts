@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * agentctl: the command line of nest-agent-hooks (DESIGN §9). Exit codes: 0 ok, 1 failure, 2 bad usage.
+ */
+import 'reflect-metadata';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { bootstrapServer, closeOnSignals } from '../server/bootstrap-server.js';
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be an integer from 0 to 65535');
+  return port;
+}
+
+function parseMode(value: string): 'local' | 'queue' {
+  if (value !== 'local' && value !== 'queue') throw new InvalidArgumentError("must be 'local' or 'queue'");
+  // Queue mode (BullMQ workers) is not part of this build yet; say so instead of pretending.
+  if (value === 'queue') throw new InvalidArgumentError('queue mode is not available in this build yet');
+  return value;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('agentctl')
+    .description('Run and operate nest-agent-hooks agents')
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('start the standalone HTTP server')
+    .option('--config <file>', 'agents config file', 'config/agents.yaml')
+    .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config)')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, Number(process.env.PORT ?? 3000))
+    .option('--host <host>', 'address to bind', process.env.HOST ?? '127.0.0.1')
+    .option('--database <url>', 'sqlite:./data/agent-hooks.sqlite or postgres://…', 'sqlite:./data/agent-hooks.sqlite')
+    .option('--mode <mode>', 'local or queue', parseMode, 'local')
+    .action(async (opts: { config: string; plugins?: string; port: number; host: string; database: string; mode: 'local' | 'queue' }) => {
+      const app = await bootstrapServer({
+        host: opts.host,
+        port: opts.port,
+        configFile: opts.config,
+        ...(opts.plugins ? { pluginsFile: opts.plugins } : {}),
+        database: opts.database,
+        mode: opts.mode,
+      });
+      closeOnSignals(app);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    process.stderr.write(`agentctl: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+function invokedDirectly(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (invokedDirectly()) {
+  main(process.argv).then((code) => {
+    if (code !== 0) process.exitCode = code;
+  });
+}

@@ -1,0 +1,73 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type { INestApplication } from '@nestjs/common';
+import { bootstrapServer } from '../../src/server/bootstrap-server.js';
+
+// Nest colours its log lines; strip the escape codes before matching.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+function waitForListening(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8').replace(ANSI, '');
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`agentctl exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+function runCli(args: string[]): { status: number; output: string } {
+  try {
+    const output = execFileSync(process.execPath, ['dist/cli/agentctl.js', ...args], { encoding: 'utf8', stdio: 'pipe' });
+    return { status: 0, output };
+  } catch (error) {
+    const e = error as { status: number; stdout: string; stderr: string };
+    return { status: e.status, output: `${e.stdout}${e.stderr}` };
+  }
+}
+
+describe('standalone server', () => {
+  beforeAll(() => {
+    // `npm test` builds first; this keeps a lone `jest` run working too.
+    execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'pipe' });
+  });
+
+  it('answers /healthz once the module has booted (in process)', async () => {
+    const app: INestApplication = await bootstrapServer({ host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = app.getHttpServer().address() as { port: number };
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ status: 'ok' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('agentctl serve --port 0 prints one "listening on" line, serves /healthz and stops cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['dist/cli/agentctl.js', 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await waitForListening(child);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const response = await fetch(`${url}/healthz`);
+      expect(response.status).toBe(200);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('agentctl exits 2 on bad usage and 0 on --help', () => {
+    expect(runCli(['--help']).status).toBe(0);
+    const badPort = runCli(['serve', '--port', 'abc']);
+    expect(badPort.status).toBe(2);
+    expect(badPort.output).toContain('--port');
+    expect(runCli(['no-such-command']).status).toBe(2);
+  });
+});
