@@ -16,8 +16,10 @@ export function defaultDenyReason(point: ToolControlPoint): string {
 }
 
 /**
- * Reads a parsed response body or handler return value. Only `decision` and, on deny, a string `reason`
- * are used; every other field is dropped (W13).
+ * Reads a parsed response body or handler return value. Not an object, or no own top-level `decision`
+ * (`{}`, arrays, `null`, scalars, a legacy `hookSpecificOutput`) → notification (W11). `allow` / `deny`
+ * with an optional string reason → a decision; every other field is dropped (W13). Any other `decision`
+ * value, or a non-string reason → invalid (a control error, W12).
  */
 export function readDecision(value: unknown, point: ToolControlPoint): DecisionReading {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { kind: 'notification' };
@@ -25,9 +27,9 @@ export function readDecision(value: unknown, point: ToolControlPoint): DecisionR
   const { decision, reason } = value as { decision: unknown; reason?: unknown };
   if (decision === 'allow') return { kind: 'allow' };
   if (decision === 'deny') {
-    // A reason that is not a non-empty string is dropped, never the deny itself (W8, W13).
-    const usable = typeof reason === 'string' && reason.trim().length > 0;
-    return { kind: 'deny', reason: usable ? reason : defaultDenyReason(point) };
+    // A reason, when present, must be a string (W13); omitted or empty uses the default (W8).
+    if (reason !== undefined && typeof reason !== 'string') return { kind: 'invalid' };
+    return { kind: 'deny', reason: reason !== undefined && reason.trim().length > 0 ? reason : defaultDenyReason(point) };
   }
   return { kind: 'invalid' };
 }

@@ -1,0 +1,25 @@
+/**
+ * Typed webhook failures. Messages name the hook, header or variable involved and never a value, a
+ * secret or a response body.
+ */
+export type WebhookErrorCode =
+  | 'configuration'
+  | 'http_error'
+  | 'network_error'
+  | 'timeout'
+  | 'invalid_response'
+  | 'response_too_large'
+  | 'cancelled';
+
+export class WebhookError extends Error {
+  override readonly name = 'WebhookError';
+
+  constructor(
+    readonly code: WebhookErrorCode,
+    message: string,
+    /** HTTP status, for `http_error`. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
