@@ -283,14 +283,14 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
           continue;
         }
         if (decided) continue;
-        verdict = await this.askWebhook(point, hook, current, operationId, options);
+        verdict = this.unlessCancelled(point, hook, await this.askWebhook(point, hook, current, operationId, options), options);
       } else if (readings) {
         // beforeToolCall: plain handlers already ran in the mock phase; controls run now.
         const reading = readings.get(hook);
         if (reading === undefined && !hook.control) continue; // skipped after a mock (M1)
         if (decided) continue;
         if (reading !== undefined) verdict = this.verdictOf(point, hook, reading, false);
-        else verdict = await this.askHandler(point, hook, { ...current, mock: () => false } as never, operationId);
+        else verdict = this.unlessCancelled(point, hook, await this.askHandler(point, hook, { ...current, mock: () => false } as never, operationId), options);
       } else {
         if (decided && hook.control) continue;
         if (decided) {
@@ -298,10 +298,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
           continue;
         }
         verdict = await this.askHandler(point, hook, current, operationId);
-      }
-      if (options.signal?.aborted && verdict.outcome === 'allowed') {
-        // W12: an allow that arrives after cancellation is still cancelled.
-        verdict = blocked(point, hook, 'cancelled');
+        if (this.isControl(hook)) verdict = this.unlessCancelled(point, hook, verdict, options);
       }
       if (verdict.outcome !== 'allowed' && point === 'afterToolCall' && current === event) {
         current = { ...(event as AfterToolCallEvent), result: deniedResult(verdict) };
@@ -359,6 +356,11 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
       this.reportError(point, hook, operationId, error);
     }
     return this.verdictOf(point, hook, reading, true);
+  }
+
+  /** W12: an allow that arrives from a control after cancellation is still cancelled. */
+  private unlessCancelled(point: ToolControlPoint, hook: RegisteredHook, verdict: ToolVerdict, options: DispatchOptions): ToolVerdict {
+    return options.signal?.aborted && verdict.outcome === 'allowed' ? blocked(point, hook, 'cancelled') : verdict;
   }
 
   /** W8, W11, W12: what one control's reading means for the call. */
@@ -447,7 +449,8 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
   }
 
   private invocation(point: HookPoint, hook: RegisteredHook, payload: unknown, options: DispatchOptions): HookInvocation {
-    const runContext = options.runContext ?? (point === 'on_run_start' && hasBrand(payload, RunContext.brand) ? (payload as RunContext) : undefined);
+    // In an `on_run_start` chain each hook sees the context as the previous hook left it.
+    const runContext = point === 'on_run_start' && hasBrand(payload, RunContext.brand) ? (payload as RunContext) : options.runContext;
     return new HookInvocation({
       point,
       payload,

@@ -55,7 +55,11 @@ export class HookExplorer implements OnModuleInit {
   }
 
   private toHook(wrapper: InstanceWrapper, methodName: string, { point, options }: OnHookMetadata): RegisteredHook {
-    const className = (wrapper.metatype as { name?: string } | null)?.name ?? String(wrapper.name);
+    // The instance's class, not `metatype`: for a factory provider `metatype` is the factory function.
+    const className =
+      (wrapper.instance as { constructor?: { name?: string } }).constructor?.name ||
+      (wrapper.metatype as { name?: string } | null)?.name ||
+      String(wrapper.name);
     const where = `@OnHook on ${className}.${methodName}`;
     if (!isHookPoint(point)) throw new HookConfigurationError(`${where}: unknown hook point ${JSON.stringify(point)}`);
     const spec = HOOK_POINTS[point];
@@ -68,6 +72,13 @@ export class HookExplorer implements OnModuleInit {
     }
     if (options.onError !== undefined && options.onError !== 'continue' && options.onError !== 'block') {
       throw new HookConfigurationError(`${where}: onError must be 'continue' or 'block'`);
+    }
+    // Each family has its own failure setting (DESIGN §8); the other one would silently do nothing.
+    if (options.failurePolicy !== undefined && spec.family !== 'engine') {
+      throw new HookConfigurationError(`${where}: failurePolicy applies to engine-family points; ${point} takes onError`);
+    }
+    if (options.onError !== undefined && point !== 'beforeToolCall' && point !== 'afterToolCall') {
+      throw new HookConfigurationError(`${where}: onError applies to beforeToolCall/afterToolCall controls only, not ${point}`);
     }
     if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
       throw new HookConfigurationError(`${where}: timeoutMs must be a positive number`);

@@ -92,6 +92,9 @@ export class HookRegistry {
     if (hook.onError !== undefined && hook.onError !== 'continue' && hook.onError !== 'block') {
       throw new HookConfigurationError(`${where}: onError must be 'continue' or 'block'`);
     }
+    if (hook.onError !== undefined && hook.type !== 'beforeToolCall' && hook.type !== 'afterToolCall') {
+      throw new HookConfigurationError(`${where}: onError applies to beforeToolCall/afterToolCall controls only, not ${hook.type}`);
+    }
     if (hook.timeoutMs !== undefined && !(Number.isFinite(hook.timeoutMs) && hook.timeoutMs > 0)) {
       throw new HookConfigurationError(`${where}: timeoutMs must be a positive number`);
     }
@@ -111,7 +114,8 @@ export class HookRegistry {
       source: 'caller' as const,
       ...(matcher ? { matcher } : {}),
       failurePolicy: 'fail' as const,
-      onError: hook.onError ?? hook.webhook?.onError ?? 'continue',
+      // Local dispatch runs the handler when there is one (W2): then only the hook-level onError applies.
+      onError: (hasHandler ? hook.onError : (hook.onError ?? hook.webhook?.onError)) ?? 'continue',
       control: hasHandler && hook.onError !== undefined,
       ...(hook.timeoutMs !== undefined ? { timeoutMs: hook.timeoutMs } : {}),
       order: 0,
