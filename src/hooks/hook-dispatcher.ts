@@ -6,7 +6,8 @@
  * The hot path is plain async code, not a per-dispatch RxJS chain: a point without hooks returns after
  * three map lookups (E3), and observers get the same events through the Observable surface.
  */
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Observable, Subject } from 'rxjs';
 import type { AfterToolCallEvent, BeforeToolCallEvent, BeforeToolCallObservationEvent, MockOutcome, ToolResult } from './agent-events.js';
@@ -62,7 +63,7 @@ class DeliveryUnavailableError extends Error {
 }
 
 @Injectable()
-export class HookDispatcher extends Observable<DispatchedEvent> {
+export class HookDispatcher extends Observable<DispatchedEvent> implements OnModuleInit {
   private readonly logger = new Logger('AgentHooks');
   private readonly events = new Subject<DispatchedEvent>();
   private readonly outcomeSubject = new Subject<HookOutcomeRecord>();
@@ -77,10 +78,21 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
     private readonly registry: HookRegistry,
     @Optional() @Inject(WEBHOOK_DELIVERY) private readonly delivery?: WebhookDeliveryPort,
     @Optional() @Inject(ENVIRONMENT_HOOK_SOURCE) private readonly environment?: EnvironmentHookSource,
-    @Optional() @Inject(HOOK_OUTCOME_SINK) private readonly sink?: HookOutcomeSink,
+    @Optional() @Inject(HOOK_OUTCOME_SINK) private sink?: HookOutcomeSink,
     @Optional() private readonly emitter?: EventEmitter2,
+    @Optional() private readonly moduleRef?: ModuleRef,
   ) {
     super((subscriber) => this.events.subscribe(subscriber));
+  }
+
+  /** A host app may provide the outcome sink in any of its modules, not only in this one's scope. */
+  onModuleInit(): void {
+    if (this.sink || !this.moduleRef) return;
+    try {
+      this.sink = this.moduleRef.get<HookOutcomeSink>(HOOK_OUTCOME_SINK, { strict: false });
+    } catch {
+      // none provided: outcomes are only streamed on `outcomes$`
+    }
   }
 
   /** Whether `point` has any hook for this operation (app, caller or environment). */

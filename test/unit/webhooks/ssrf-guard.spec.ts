@@ -194,6 +194,9 @@ describe('SSRF guard in the HTTP client', () => {
     `http://0.0.0.0:${port}/hook`,
     `http://[::1]:${port}/hook`,
     `https://127.0.0.1:${port}/hook`,
+    `https://localhost:${port}/hook`,
+    `http://[0:0:0:0:0:ffff:7f00:1]:${port}/hook`,
+    `http://[::127.0.0.1]:${port}/hook`,
   ];
 
   it('without an allow-list, loopback, private, metadata and odd literal forms are network_error and nothing reaches the receiver', async () => {
