@@ -264,7 +264,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
         const returned = await this.callHandler(hook, handlerEvent);
         const reading = readDecision(returned, 'beforeToolCall');
         readings.set(hook, reading);
-        this.record('beforeToolCall', hook, operationId, mockedHere ? 'mocked' : outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_decision' : undefined);
+        this.record('beforeToolCall', hook, operationId, mockedHere ? 'mocked' : outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_response' : undefined);
       } catch (error) {
         readings.set(hook, { kind: 'error', error });
         this.record('beforeToolCall', hook, operationId, 'error', started, errorCode(error, 'handler_error'));
@@ -329,7 +329,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     let reading: Reading;
     try {
       reading = readDecision(await this.callHandler(hook, event), point);
-      this.record(point, hook, operationId, outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_decision' : undefined);
+      this.record(point, hook, operationId, outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_response' : undefined);
     } catch (error) {
       reading = { kind: 'error', error };
       this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
@@ -361,7 +361,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
         ...(options.signal ? { signal: options.signal } : {}),
       });
       reading = body === undefined ? { kind: 'notification' } : readDecision(body, point);
-      this.record(point, hook, operationId, outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_decision' : undefined);
+      this.record(point, hook, operationId, outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_response' : undefined);
     } catch (error) {
       reading = { kind: 'error', error };
       this.record(point, hook, operationId, 'error', started, errorCode(error, 'network_error'));
@@ -384,7 +384,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       case 'deny':
         return { outcome: 'denied', phase: point, hookId: hook.id, reason: reading.reason, error: 'hook_denied' };
       case 'invalid':
-        return isControl && hook.onError === 'block' ? blocked(point, hook, 'invalid_decision') : ALLOWED;
+        return isControl && hook.onError === 'block' ? blocked(point, hook, 'invalid_response') : ALLOWED;
       case 'error': {
         const code = errorCode(reading.error, 'handler_error');
         // Cancellation never grants permission (W12), whatever onError says.

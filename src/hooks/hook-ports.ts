@@ -2,7 +2,7 @@
  * Ports the hooks room needs and other rooms implement (DESIGN §2: `hooks/` imports nothing from them).
  * Each is an optional provider: without one, the dispatcher behaves as if the capability had nothing to do.
  */
-import type { AgentHook } from './agent-hook.js';
+import type { AgentHook, AgentHookWebhook } from './agent-hook.js';
 import type { HookOutcomeRecord } from './hook-outcome.js';
 import type { HookPoint } from './hook-points.js';
 import type { RegisteredHook } from './registered-hook.js';
@@ -40,8 +40,12 @@ export interface HookOutcomeSink {
 }
 export const HOOK_OUTCOME_SINK = Symbol('nest-agent-hooks:HookOutcomeSink');
 
-/** Validates the webhook part of caller hooks (the `webhooks/` room's schema); throws to reject. */
+/**
+ * Validates caller hooks with the `webhooks/` room's schema; throws to reject. Returns the normalized
+ * webhook (defaults applied, app-relative URL resolved) that the registry stores, or `undefined` for a
+ * handler-only hook.
+ */
 export interface CallerHookValidator {
-  validate(hook: AgentHook, index: number): void;
+  validate(hook: AgentHook, index: number): AgentHookWebhook | undefined;
 }
 export const CALLER_HOOK_VALIDATOR = Symbol('nest-agent-hooks:CallerHookValidator');

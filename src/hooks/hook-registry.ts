@@ -102,11 +102,10 @@ export class HookRegistry {
       throw new HookConfigurationError(`${where}: a matcher applies to tool events only, not ${hook.type}`);
     }
     const matcher = compileMatcher(hook.matcher, where);
-    if (hook.webhook) {
-      if (this.validator) this.validator.validate(hook, index);
-      else if (typeof hook.webhook.url !== 'string' || hook.webhook.url.length === 0) {
-        throw new HookConfigurationError(`${where}: webhook.url must be a non-empty string`);
-      }
+    let webhook = hook.webhook;
+    if (this.validator) webhook = this.validator.validate(hook, index) ?? webhook;
+    else if (webhook && (typeof webhook.url !== 'string' || webhook.url.length === 0)) {
+      throw new HookConfigurationError(`${where}: webhook.url must be a non-empty string`);
     }
     return Object.freeze({
       id: hook.id,
@@ -115,12 +114,12 @@ export class HookRegistry {
       ...(matcher ? { matcher } : {}),
       failurePolicy: 'fail' as const,
       // Local dispatch runs the handler when there is one (W2): then only the hook-level onError applies.
-      onError: (hasHandler ? hook.onError : (hook.onError ?? hook.webhook?.onError)) ?? 'continue',
+      onError: (hasHandler ? hook.onError : (hook.onError ?? webhook?.onError)) ?? 'continue',
       control: hasHandler && hook.onError !== undefined,
       ...(hook.timeoutMs !== undefined ? { timeoutMs: hook.timeoutMs } : {}),
       order: 0,
       ...(hasHandler ? { handler: hook.handler as HookHandlerFn } : {}),
-      ...(hook.webhook ? { webhook: Object.freeze({ ...hook.webhook }) } : {}),
+      ...(webhook ? { webhook: Object.freeze({ ...webhook }) } : {}),
     });
   }
 }

@@ -13,6 +13,7 @@ import {
   HookDispatcher,
   HookRegistry,
   WEBHOOK_DELIVERY,
+  CALLER_HOOK_VALIDATOR,
   compileMatcher,
   type AfterStepEvent,
   type AfterToolCallEvent,
@@ -187,27 +188,33 @@ export interface Booted {
 }
 
 /**
- * A real Nest testing module with `AgentHooksModule.forRoot({})` and the given ports.
+ * A real Nest testing module with `AgentHooksModule.forRoot({})` and the given ports, isolating the hooks
+ * core from the webhooks room: the module's own delivery, environment source and caller-hook validator are
+ * overridden (with the test's port, or with none), the way a host app overrides providers in its tests.
  *
- * The ports go into a `@Global()` module: the dispatcher lives inside `AgentHooksModule`, which cannot see
- * providers declared only in the importing (test) module, and it injects every port `@Optional()`, so a
- * port listed in the test module's `providers` would be silently ignored. `boot` checks the wiring.
+ * The outcome sink goes into a `@Global()` module, as a host app would provide it anywhere in the app.
+ * `boot` checks the wiring.
  */
 export async function boot(options: BootOptions = {}): Promise<Booted> {
   const ports: Array<{ provide: symbol; useValue: unknown }> = [];
-  if (options.delivery) ports.push({ provide: WEBHOOK_DELIVERY, useValue: options.delivery });
-  if (options.environment) ports.push({ provide: ENVIRONMENT_HOOK_SOURCE, useValue: options.environment });
   if (options.sink) ports.push({ provide: HOOK_OUTCOME_SINK, useValue: options.sink });
   class TestPortsModule {}
   const portsModule: DynamicModule = { module: TestPortsModule, global: true, providers: ports, exports: ports.map((p) => p.provide) };
   const moduleRef = await Test.createTestingModule({
     imports: [portsModule, AgentHooksModule.forRoot({}), ...(options.imports ?? [])],
     providers: [...(options.providers ?? [])],
-  }).compile();
+  })
+    .overrideProvider(WEBHOOK_DELIVERY)
+    .useValue(options.delivery ?? null)
+    .overrideProvider(ENVIRONMENT_HOOK_SOURCE)
+    .useValue(options.environment ?? null)
+    .overrideProvider(CALLER_HOOK_VALIDATOR)
+    .useValue(null)
+    .compile();
   await moduleRef.init();
   const dispatcher = moduleRef.get(HookDispatcher);
   const wired = dispatcher as unknown as { delivery?: unknown; environment?: unknown; sink?: unknown };
-  if (wired.delivery !== options.delivery || wired.environment !== options.environment || wired.sink !== options.sink) {
+  if ((wired.delivery ?? undefined) !== options.delivery || (wired.environment ?? undefined) !== options.environment || wired.sink !== options.sink) {
     await moduleRef.close();
     throw new Error('test kit: the dispatcher did not receive the ports it was given');
   }

@@ -158,7 +158,7 @@ describe('DESIGN §5/§7 timeline: one outcome record per hook invocation; S1: n
     expect(only('throws-coded')).toMatchObject({ operationId: 'op-1', point: 'afterToolCall', source: 'caller', outcome: 'error', errorCode: 'E_POLICY' });
     expect(only('throws-plain')).toMatchObject({ outcome: 'error', errorCode: 'handler_error' });
     expect(only('times-out')).toMatchObject({ outcome: 'error', errorCode: 'timeout' });
-    expect(only('invalid')).toMatchObject({ outcome: 'error', errorCode: 'invalid_decision' });
+    expect(only('invalid')).toMatchObject({ outcome: 'error', errorCode: 'invalid_response' });
     expect(only('webhook-http')).toMatchObject({ outcome: 'error', errorCode: 'http_error' });
     expect(only('notify-fail')).toMatchObject({ outcome: 'error', errorCode: 'network_error' });
   });

@@ -100,7 +100,7 @@ describe.each(POINTS)('W14 in-process decisions at %s', (point) => {
     booted.registry.register('op-2', [control('strict', point, () => ({ decision: 'deny', reason }), { onError: 'block' })]);
 
     await expect(verdictAt(booted, point, {}, 'op-1')).resolves.toEqual(ALLOWED_VERDICT);
-    await expect(verdictAt(booted, point, {}, 'op-2')).resolves.toEqual(controlError(point, 'strict', 'invalid_decision'));
+    await expect(verdictAt(booted, point, {}, 'op-2')).resolves.toEqual(controlError(point, 'strict', 'invalid_response'));
   });
 
   it(`W8: an explicit allow is not final: a later deny still applies (${point})`, async () => {

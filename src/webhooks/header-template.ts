@@ -1,0 +1,133 @@
+/**
+ * Header templates (W6, S2): header values such as `Bearer ${HOOK_TOKEN}` are stored as templates and
+ * expanded only at send time, only from variables the hook lists in `allowedEnvVars`. Every error names the
+ * header or variable and never a value, not even part of one: a template may hold a literal secret and an
+ * expanded value always does.
+ */
+import { HookConfigurationError } from '../hooks/hook-errors.js';
+import { headerLabel, headerNameProblem, headerValueProblem } from './header-policy.js';
+import { WebhookError } from './webhook-error.js';
+
+/** An environment variable name, as `allowedEnvVars` entries and `${…}` placeholders must spell it. */
+export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type TemplatePart = { readonly literal: string } | { readonly variable: string };
+
+/** A template split into literal text and `${NAME}` placeholders, or why it is malformed. */
+function parseTemplate(template: string): TemplatePart[] | string {
+  const parts: TemplatePart[] = [];
+  let from = 0;
+  for (;;) {
+    const open = template.indexOf('${', from);
+    if (open < 0) break;
+    const close = template.indexOf('}', open + 2);
+    if (close < 0) return 'has an unterminated ${ placeholder';
+    const name = template.slice(open + 2, close);
+    if (!ENV_VAR_NAME.test(name)) return 'has a malformed ${…} placeholder (expected ${NAME} with NAME like HOOK_TOKEN)';
+    if (open > from) parts.push({ literal: template.slice(from, open) });
+    parts.push({ variable: name });
+    from = close + 1;
+  }
+  if (from < template.length) parts.push({ literal: template.slice(from) });
+  return parts;
+}
+
+interface CheckedHeader {
+  readonly name: string;
+  readonly parts: readonly TemplatePart[];
+}
+
+/**
+ * The checks that need no environment: names, forbidden headers, value characters, template syntax and the
+ * allow-list. `fail` turns a problem into the caller's error type.
+ */
+function checkAll(
+  headers: Readonly<Record<string, string>>,
+  allowedEnvVars: readonly string[] | undefined,
+  fail: (message: string) => never,
+): CheckedHeader[] {
+  if (allowedEnvVars !== undefined && !Array.isArray(allowedEnvVars)) fail('allowedEnvVars must be an array of names');
+  const allowed = new Set(allowedEnvVars ?? []);
+  const seen = new Set<string>();
+  const checked: CheckedHeader[] = [];
+  for (const name of Object.keys(headers)) {
+    const label = `header ${headerLabel(name)}`;
+    const nameProblem = headerNameProblem(name);
+    if (nameProblem) fail(`${label} ${nameProblem}`);
+    const lower = name.toLowerCase();
+    // Two spellings of one header would leave the receiver guessing which value counts.
+    if (seen.has(lower)) fail(`${label} is set twice (header names are case-insensitive)`);
+    seen.add(lower);
+    const template = headers[name];
+    if (typeof template !== 'string') fail(`${label} must be a string template`);
+    const valueProblem = headerValueProblem(template);
+    if (valueProblem) fail(`${label}: its template ${valueProblem}`);
+    const parts = parseTemplate(template);
+    if (typeof parts === 'string') fail(`${label}: its template ${parts}`);
+    for (const part of parts) {
+      if ('variable' in part && !allowed.has(part.variable)) {
+        fail(`${label} uses variable ${part.variable}, which is not listed in allowedEnvVars`);
+      }
+    }
+    checked.push({ name, parts });
+  }
+  return checked;
+}
+
+/**
+ * Config-time check (called by the webhook schema): everything that can be known without the environment.
+ * Throws `HookConfigurationError` naming `where`, the header and the variable.
+ */
+export function checkHeaderTemplates(
+  headers: Readonly<Record<string, string>> | undefined,
+  allowedEnvVars: readonly string[] | undefined,
+  where: string,
+): void {
+  if (headers === undefined) return;
+  checkAll(headers, allowedEnvVars, (message) => {
+    throw new HookConfigurationError(`${where}: webhook.headers: ${message}`);
+  });
+}
+
+/**
+ * Send-time expansion: reads `env` on every call, so a rotated secret is used by the next send. Any
+ * problem is a `configuration` error raised before anything is sent.
+ *
+ * An empty variable counts as unset: `Bearer ` with no token is a misconfiguration that should fail
+ * loudly, not an anonymous request.
+ */
+export function resolveHeaders(
+  headers: Readonly<Record<string, string>> | undefined,
+  allowedEnvVars: readonly string[] | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  if (headers === undefined || headers === null) return {};
+  const fail: (message: string) => never = (message) => {
+    throw new WebhookError('configuration', message);
+  };
+  if (typeof headers !== 'object') fail('webhook headers must be an object');
+  const resolved: [string, string][] = [];
+  for (const { name, parts } of checkAll(headers, allowedEnvVars, fail)) {
+    const label = `header ${headerLabel(name)}`;
+    let value = '';
+    const used: string[] = [];
+    for (const part of parts) {
+      if ('literal' in part) {
+        value += part.literal;
+        continue;
+      }
+      const variable = Object.prototype.hasOwnProperty.call(env, part.variable) ? env[part.variable] : undefined;
+      if (variable === undefined || variable === '') fail(`${label} uses variable ${part.variable}, which is not set`);
+      value += variable;
+      used.push(part.variable);
+    }
+    const after = used.length > 0 ? ` after expanding ${[...new Set(used)].join(', ')}` : '';
+    // Expansion is one pass: a `${` left now came from a variable's value and is never expanded again.
+    if (value.includes('${')) fail(`${label} still contains \${${after}`);
+    const valueProblem = headerValueProblem(value);
+    if (valueProblem) fail(`${label} ${valueProblem}${after}`);
+    resolved.push([name, value]);
+  }
+  // fromEntries defines own properties, so no header name can reach an object's prototype.
+  return Object.fromEntries(resolved);
+}

@@ -1,0 +1,140 @@
+/**
+ * Sends hook webhooks for the dispatcher (the `WebhookDeliveryPort` of `hooks/`): builds the payload,
+ * resolves header templates at send time, signs, and posts through the hardened client. Queue and QStash
+ * notifications go through the queued-delivery port, falling back to one direct post unless
+ * `fallback: 'none'` (D3).
+ */
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
+import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import type { WebhookDeliveryPort, WebhookRequest } from '../hooks/hook-ports.js';
+import type { AgentHookWebhook } from '../hooks/agent-hook.js';
+import { resolveHeaders } from './header-template.js';
+import { USER_DIRECTORY, WebhookPayloadBuilder, type UserDirectory } from './payload-builder.js';
+import { QUEUED_WEBHOOK_DELIVERY, type QueuedDeliveryPort } from './queued-delivery.port.js';
+import { parseAllowNetworks } from './ssrf-guard.js';
+import { WebhookError } from './webhook-error.js';
+import { WebhookHttpClient } from './webhook-http-client.js';
+import { WebhookSigner } from './webhook-signer.js';
+
+const DEFAULT_TIMEOUT_SECONDS = 30;
+const SECRET_ENV = 'AGENT_HOOKS_WEBHOOK_SECRET';
+
+@Injectable()
+export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit, OnModuleDestroy {
+  private readonly client: WebhookHttpClient;
+  private payloads: WebhookPayloadBuilder;
+  private signer: { secret: string; signer: WebhookSigner } | undefined;
+
+  constructor(
+    @Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions,
+    @Optional() @Inject(USER_DIRECTORY) private directory?: UserDirectory,
+    @Optional() @Inject(QUEUED_WEBHOOK_DELIVERY) private queue?: QueuedDeliveryPort,
+    @Optional() private readonly moduleRef?: ModuleRef,
+  ) {
+    const allowNetworks = options.webhooks?.allowNetworks ?? parseAllowNetworks(process.env);
+    this.client = new WebhookHttpClient({ allowNetworks });
+    this.payloads = new WebhookPayloadBuilder(directory);
+  }
+
+  /** The host app may provide a `UserDirectory` (B3) or a queue port in any of its modules. */
+  onModuleInit(): void {
+    this.directory ??= this.lookup<UserDirectory>(USER_DIRECTORY);
+    this.queue ??= this.lookup<QueuedDeliveryPort>(QUEUED_WEBHOOK_DELIVERY);
+    if (this.directory) this.payloads = new WebhookPayloadBuilder(this.directory);
+  }
+
+  private lookup<T>(token: symbol): T | undefined {
+    try {
+      return this.moduleRef?.get<T>(token, { strict: false });
+    } catch {
+      return undefined;
+    }
+  }
+
+  async notify(request: WebhookRequest): Promise<void> {
+    const webhook = this.webhookOf(request);
+    const payload = await this.payloads.build(request.event, { id: request.hook.id, point: request.point, webhook }, {
+      control: false,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    if (payload === undefined) throw new WebhookError('cancelled', `delivery of hook ${request.hook.id} was cancelled`);
+    const body = JSON.stringify(payload);
+    const webhookId = `msg_${randomUUID()}`;
+    const delivery = webhook.delivery ?? 'fetch';
+    if (delivery !== 'fetch') {
+      try {
+        if (!this.queue) throw new WebhookError('configuration', `no ${delivery} delivery is configured in this process`);
+        await this.queue.enqueue({
+          kind: delivery,
+          webhookId,
+          hookId: request.hook.id,
+          point: request.point,
+          ...(request.operationId !== undefined ? { operationId: request.operationId } : {}),
+          url: webhook.url,
+          headers: webhook.headers ?? {},
+          allowedEnvVars: webhook.allowedEnvVars ?? [],
+          timeoutSeconds: webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+          body,
+        });
+        return;
+      } catch (error) {
+        // D3: `fallback: 'none'` never posts directly (the receiver verifies the queue's signature).
+        if (webhook.fallback === 'none') throw error;
+      }
+    }
+    await this.send(request, webhook, body, webhookId, false);
+  }
+
+  async control(request: WebhookRequest): Promise<unknown> {
+    const webhook = this.webhookOf(request);
+    const payload = await this.payloads.build(request.event, { id: request.hook.id, point: request.point, webhook }, {
+      control: true,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    if (payload === undefined) throw new WebhookError('cancelled', `control hook ${request.hook.id} was cancelled`);
+    const text = await this.send(request, webhook, JSON.stringify(payload), `msg_${randomUUID()}`, true);
+    if (text === undefined || text.trim().length === 0) return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined; // invalid JSON is a notification (W11)
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async send(request: WebhookRequest, webhook: AgentHookWebhook, body: string, webhookId: string, expectBody: boolean): Promise<string | undefined> {
+    // Resolved on every send so rotated secrets are picked up; errors name the variable, never a value (W6).
+    const headers: Record<string, string> = { ...resolveHeaders(webhook.headers, webhook.allowedEnvVars) };
+    const signer = this.currentSigner();
+    if (signer) Object.assign(headers, signer.headers(webhookId, Math.floor(Date.now() / 1000), body));
+    const response = await this.client.post({
+      url: webhook.url,
+      headers,
+      body,
+      timeoutMs: (webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      expectBody,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    return response.body;
+  }
+
+  /** The signing secret is read at use time (S2); the signer is rebuilt only when it changes. */
+  private currentSigner(): WebhookSigner | undefined {
+    const secret = this.options.webhooks?.signingSecret ?? process.env[SECRET_ENV];
+    if (!secret) return undefined;
+    if (this.signer?.secret !== secret) this.signer = { secret, signer: new WebhookSigner(secret) };
+    return this.signer.signer;
+  }
+
+  private webhookOf(request: WebhookRequest): AgentHookWebhook {
+    const webhook = request.hook.webhook;
+    if (!webhook) throw new WebhookError('configuration', `hook ${request.hook.id} has no webhook`);
+    return webhook;
+  }
+}
