@@ -11,21 +11,29 @@ export const CONTROL_BODY_LIMIT = 64 * 1024;
 
 type Body = Dispatcher.ResponseData['body'];
 
+/** Stateless between calls (no `stream` option), so one decoder serves every response. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** The body as text, or `undefined` when it is empty. Errors name the host, never body bytes. */
 export async function readControlBody(body: Body, contentLength: string | string[] | undefined, host: string, limit = CONTROL_BODY_LIMIT): Promise<string | undefined> {
   const declared = typeof contentLength === 'string' ? Number(contentLength) : NaN;
   // A declared length over the cap is refused without reading a byte.
   if (declared > limit) throw tooLarge(body, host, limit);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > limit) throw tooLarge(body, host, limit);
-    chunks.push(chunk);
-  }
-  if (total === 0) return undefined;
+  const bytes = await new Promise<Buffer>((resolve, reject) => {
+    // Listeners rather than `for await`: the async iterator costs more than the decision it carries.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    body.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limit) reject(tooLarge(body, host, limit));
+      else chunks.push(chunk);
+    });
+    body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)));
+    body.once('error', reject);
+  });
+  if (bytes.length === 0) return undefined;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, total));
+    return STRICT_UTF8.decode(bytes);
   } catch {
     throw new WebhookError('invalid_response', `webhook response from ${host} is not valid UTF-8`);
   }
