@@ -268,7 +268,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       } catch (error) {
         readings.set(hook, { kind: 'error', error });
         this.record('beforeToolCall', hook, operationId, 'error', started, errorCode(error, 'handler_error'));
-        this.agentFailure('beforeToolCall', hook, operationId, error);
+        this.reportError('beforeToolCall', hook, operationId, error);
       } finally {
         open = false;
       }
@@ -319,52 +319,50 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     return verdict;
   }
 
-  private async askHandler(
-    point: ToolControlPoint,
-    hook: RegisteredHook,
-    event: unknown,
-    operationId: string | undefined,
-  ): Promise<ToolVerdict> {
-    const started = performance.now();
-    let reading: Reading;
-    try {
-      reading = readDecision(await this.callHandler(hook, event), point);
-      this.record(point, hook, operationId, outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_response' : undefined);
-    } catch (error) {
-      reading = { kind: 'error', error };
-      this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
-      this.agentFailure(point, hook, operationId, error);
-    }
-    return this.verdictOf(point, hook, reading, true);
+  private askHandler(point: ToolControlPoint, hook: RegisteredHook, event: unknown, operationId: string | undefined): Promise<ToolVerdict> {
+    return this.ask(point, hook, operationId, 'handler_error', () => this.callHandler(hook, event));
   }
 
-  private async askWebhook(
+  private askWebhook(
     point: ToolControlPoint,
     hook: RegisteredHook,
     event: BeforeToolCallObservationEvent | AfterToolCallEvent,
     operationId: string | undefined,
     options: DispatchOptions,
   ): Promise<ToolVerdict> {
-    const started = performance.now();
     if (options.signal?.aborted) {
-      this.record(point, hook, operationId, 'error', started, 'cancelled');
-      return blocked(point, hook, 'cancelled');
+      this.record(point, hook, operationId, 'error', performance.now(), 'cancelled');
+      return Promise.resolve(blocked(point, hook, 'cancelled'));
     }
-    let reading: Reading;
-    try {
+    return this.ask(point, hook, operationId, 'network_error', () => {
       if (!this.delivery) throw new DeliveryUnavailableError('no webhook delivery is configured');
-      const body = await this.delivery.control({
+      // `undefined` (204, empty, invalid JSON) reads as a notification (W11).
+      return this.delivery.control({
         hook,
         point,
         event: event as unknown as Readonly<Record<string, unknown>>,
         ...(operationId !== undefined ? { operationId } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      reading = body === undefined ? { kind: 'notification' } : readDecision(body, point);
+    });
+  }
+
+  /** Asks one control for its answer, records the outcome, and turns the reading into a verdict. */
+  private async ask(
+    point: ToolControlPoint,
+    hook: RegisteredHook,
+    operationId: string | undefined,
+    fallbackCode: string,
+    answer: () => Promise<unknown>,
+  ): Promise<ToolVerdict> {
+    const started = performance.now();
+    let reading: Reading;
+    try {
+      reading = readDecision(await answer(), point);
       this.record(point, hook, operationId, outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_response' : undefined);
     } catch (error) {
       reading = { kind: 'error', error };
-      this.record(point, hook, operationId, 'error', started, errorCode(error, 'network_error'));
+      this.record(point, hook, operationId, 'error', started, errorCode(error, fallbackCode));
       this.reportError(point, hook, operationId, error);
     }
     return this.verdictOf(point, hook, reading, true);
@@ -417,7 +415,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     } catch (error) {
       this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
       if (HOOK_POINTS[point].family === 'engine') this.engineFailure(point, hook, operationId, error);
-      else this.agentFailure(point, hook, operationId, error);
+      else this.reportError(point, hook, operationId, error);
     }
   }
 
@@ -497,11 +495,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     this.logger.warn(`hook ${hook.id} at ${point} failed (${errorType(error)}); continuing`);
   }
 
-  /** Agent family (D1): logged with point, hook id and error type; dispatch goes on. */
-  private agentFailure(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, error: unknown): void {
-    this.reportError(point, hook, operationId, error);
-  }
-
+  /** Agent family (D1) and webhooks: logged with point, hook id and error type (never the message); dispatch goes on. */
   private reportError(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, error: unknown): void {
     this.errorSubject.next({ point, hookId: hook.id, ...(operationId !== undefined ? { operationId } : {}), errorType: errorType(error), error });
     this.logger.warn(`hook ${hook.id} at ${point} failed (${errorType(error)}, ${errorCode(error, 'handler_error')})`);
