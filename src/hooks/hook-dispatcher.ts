@@ -576,7 +576,13 @@ function blocked(point: ToolControlPoint, hook: RegisteredHook, code: string): D
 
 /** The result later hooks and the model see instead of a denied one (W9, W12). */
 function deniedResult(verdict: DeniedVerdict): ToolResult {
-  return { content: verdict.reason, success: false, error: { type: verdict.error, message: verdict.reason } };
+  return {
+    content: verdict.reason,
+    success: false,
+    error: { type: verdict.error, message: verdict.reason },
+    // DESIGN §7: the hook's verdict, apart from anything the tool itself put in its state (P3).
+    state: { hookVerdict: { outcome: verdict.outcome, phase: verdict.phase, reason: verdict.reason } },
+  };
 }
 
 function isToolResult(value: unknown): value is ToolResult {
