@@ -39,13 +39,13 @@ export class HookRegistry {
    * Registers one operation's caller hooks, appended in order (A1). The whole batch is validated first:
    * on any error nothing changes.
    */
-  register(operationId: string, hooks: readonly AgentHook[]): void {
+  register(operationId: string, hooks: readonly AgentHook[]): readonly RegisteredHook[] {
     if (typeof operationId !== 'string' || operationId.length === 0) {
       throw new HookConfigurationError('register: operationId must be a non-empty string');
     }
     if (!Array.isArray(hooks)) throw new HookConfigurationError('register: hooks must be an array');
     const normalized = hooks.map((hook, index) => this.normalizeCallerHook(hook, index));
-    if (normalized.length === 0) return;
+    if (normalized.length === 0) return normalized;
     const byPoint = this.callers.get(operationId) ?? new Map<HookPoint, RegisteredHook[]>();
     for (const hook of normalized) {
       const list = byPoint.get(hook.point);
@@ -53,6 +53,7 @@ export class HookRegistry {
       else byPoint.set(hook.point, [hook]);
     }
     this.callers.set(operationId, byPoint);
+    return normalized;
   }
 
   /** Removes everything registered for the operation (A4). */

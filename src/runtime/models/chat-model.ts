@@ -1,0 +1,70 @@
+/**
+ * The model port of the runtime (DESIGN §8). Providers are stateless: everything they need is in the
+ * request, so a step can run in any process after a restart.
+ */
+export interface ModelToolCall {
+  /** Provider-assigned (or generated) id, unique within the operation. */
+  id: string;
+  identifier: string;
+  apiName: string;
+  args: Record<string, unknown>;
+  /** Set when the provider's arguments were not valid JSON: `args` is `{}` and the tool is not run. */
+  invalidArgs?: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ModelToolCall[] }
+  | { role: 'tool'; content: string; toolCallId: string; identifier: string; apiName: string };
+
+/** A tool as the model is told about it. */
+export interface ModelToolSpec {
+  identifier: string;
+  apiName: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  messages: readonly ChatMessage[];
+  tools: readonly ModelToolSpec[];
+  /** The operation's prompt (scripted `{{prompt}}`). */
+  prompt: string;
+  /** Cancels the call (operation cancelled or deadline). */
+  signal?: AbortSignal;
+  /** A compaction summary request: scripted models answer it without consuming a script entry. */
+  purpose?: 'step' | 'summary';
+}
+
+export interface ChatUsage {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export interface ChatResponse {
+  content: string;
+  toolCalls: ModelToolCall[];
+  usage: ChatUsage;
+}
+
+export interface ChatModel {
+  complete(request: ChatRequest): Promise<ChatResponse>;
+  /** Releases pooled connections (HTTP providers); whoever built the model calls it at shutdown. */
+  close?(): Promise<void>;
+}
+
+/** A model call failed; `code` is safe to record, the message names provider and status, never content. */
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+
+  constructor(
+    readonly code: 'http_error' | 'network_error' | 'timeout' | 'invalid_response' | 'cancelled' | 'configuration',
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}

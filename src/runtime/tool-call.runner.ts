@@ -1,0 +1,202 @@
+/**
+ * One tool call in the order of DESIGN §3, both families:
+ * before_tool_call → beforeToolCall (mock, then before-controls) → execution → on_tool_error + onToolCallError
+ * or the transform_tool_result chain → afterToolCall (after-controls see the transformed result) →
+ * after_tool_call → the message to publish. Nothing is published here: the caller writes the returned
+ * message once result control has finished (P1).
+ */
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AfterToolCallEvent, AgentEventBase, ToolCallHookContext, ToolResult } from '../hooks/agent-events.js';
+import { ToolCallContext, ToolRequestContext, ToolResultContext, type RunContext } from '../hooks/contexts.js';
+import { errorType } from '../hooks/hook-errors.js';
+import { HookDispatcher } from '../hooks/hook-dispatcher.js';
+import type { DeniedVerdict, ToolVerdict } from '../hooks/tool-verdict.js';
+import type { ModelToolCall } from './models/chat-model.js';
+import type { NewMessage } from './runtime-store.port.js';
+import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
+
+export interface ToolCallInput {
+  operationId: string;
+  agentId: string;
+  userId?: string;
+  parentOperationId?: string;
+  stepIndex: number;
+  callIndex: number;
+  assistantMessageId: string;
+  call: ModelToolCall;
+  runContext: RunContext;
+  signal: AbortSignal;
+}
+
+export interface ToolCallOutcome {
+  message: NewMessage;
+  success: boolean;
+  error?: 'hook_denied' | 'hook_control_error';
+}
+
+@Injectable()
+export class ToolCallRunner {
+  constructor(
+    private readonly dispatcher: HookDispatcher,
+    @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
+  ) {}
+
+  async run(input: ToolCallInput): Promise<ToolCallOutcome> {
+    const { call, operationId, runContext, signal } = input;
+    const tool = await this.catalog.find(call.identifier, call.apiName);
+    const dispatchOptions = { operationId, runContext, signal };
+    const request = new ToolRequestContext({
+      runId: runContext.runId,
+      toolCallId: call.id,
+      identifier: call.identifier,
+      apiName: call.apiName,
+      provider: providerOf(tool),
+    });
+
+    // 1. engine family, observe only, no arguments (E2, E9)
+    await this.dispatcher.dispatch('before_tool_call', request, dispatchOptions);
+
+    // 2. agent family: mocks first, then the before-controls (M1, W8, W12)
+    const context = this.toolContext(input, tool);
+    const base = this.eventBase(input);
+    const gate = await this.dispatcher.gateToolCall({ ...base, ...context, type: 'beforeToolCall' }, dispatchOptions);
+    if (gate.verdict.outcome !== 'allowed') {
+      const denied = deniedResult(gate.verdict);
+      // A call denied before it ran: handlers still observe the denial; after-controls are not asked (DESIGN §3).
+      await this.dispatcher.dispatch('afterToolCall', { ...base, ...context, type: 'afterToolCall', result: denied, mocked: false }, dispatchOptions);
+      return this.outcome(input, denied.content, gate.verdict);
+    }
+
+    // 3. execution, unless mocked
+    const started = performance.now();
+    let result: ToolResult;
+    const mocked = gate.mock !== null;
+    try {
+      if (gate.mock) result = gate.mock.result;
+      else if (!tool) throw new ToolError('not_found', `unknown tool ${call.identifier}/${call.apiName}`);
+      else if (call.invalidArgs !== undefined) throw new ToolError('invalid_arguments', `the arguments for ${call.identifier}/${call.apiName} are not valid JSON`);
+      else result = await this.catalog.execute(tool, call.args, { operationId, toolCallId: call.id, signal, runContext });
+    } catch (error) {
+      // 4. the tool threw or timed out: sanitized engine context, then the agent event; the model sees an error result
+      const latencyMs = performance.now() - started;
+      const type = error instanceof ToolError ? error.errorType : errorType(error);
+      await this.dispatcher.dispatch('on_tool_error', toolCallContext(request, 'error', latencyMs, type), dispatchOptions);
+      const message = error instanceof ToolError ? error.message : `${call.identifier}/${call.apiName} failed (${type})`;
+      await this.dispatcher.dispatch(
+        'onToolCallError',
+        { ...base, ...context, type: 'onToolCallError', error: { type, message, ...(error instanceof ToolError ? { code: error.code } : {}) } },
+        dispatchOptions,
+      );
+      return { message: this.toolMessage(input, `Error: ${message}`), success: false };
+    }
+    const latencyMs = performance.now() - started;
+
+    // 5. the transform chain sees (and may reshape) the result text before anything else does
+    if (result.success !== false) {
+      const transformed = await this.dispatcher.transform(
+        'transform_tool_result',
+        new ToolResultContext({ ...requestInit(request), result: result.content }),
+        dispatchOptions,
+      );
+      if (transformed.result !== result.content) result = { ...result, content: transformed.result };
+    }
+
+    // 6. after-controls inspect exactly what would be published (W9)
+    const after: AfterToolCallEvent = { ...base, ...context, type: 'afterToolCall', result, mocked };
+    const verdict = await this.dispatcher.gateToolResult(after, dispatchOptions);
+
+    // 7. engine family, observe only: safe metadata (E9)
+    await this.dispatcher.dispatch('after_tool_call', toolCallContext(request, 'ok', latencyMs), dispatchOptions);
+
+    if (verdict.outcome !== 'allowed') return this.outcome(input, verdict.reason, verdict);
+    return {
+      message: this.toolMessage(input, result.content, result.state),
+      success: result.success !== false,
+    };
+  }
+
+  /** The shared tool context of all three tool events (T1–T3), built in one place. */
+  private toolContext(input: ToolCallInput, tool: ToolDefinition | undefined): ToolCallHookContext {
+    return {
+      toolCallId: input.call.id,
+      assistantMessageId: input.assistantMessageId,
+      identifier: input.call.identifier,
+      apiName: input.call.apiName,
+      args: input.call.args,
+      callIndex: input.callIndex,
+      stepIndex: input.stepIndex,
+      operationId: input.operationId,
+      executor: tool?.deferred ? 'client' : 'server',
+      toolSource: tool?.source === 'mcp' ? 'mcp' : tool?.source === 'agent' ? 'agent' : 'local',
+      agentId: input.agentId,
+      ...(input.parentOperationId ? { parentOperationId: input.parentOperationId } : {}),
+      ...(input.userId ? { userId: input.userId } : {}),
+    };
+  }
+
+  private eventBase(input: ToolCallInput): Omit<AgentEventBase, 'type'> {
+    return {
+      id: randomUUID(),
+      operationId: input.operationId,
+      agentId: input.agentId,
+      ...(input.userId ? { userId: input.userId } : {}),
+      stepIndex: input.stepIndex,
+      timestamp: new Date().toISOString(),
+      ...(input.parentOperationId ? { parentOperationId: input.parentOperationId } : {}),
+    };
+  }
+
+  private toolMessage(input: ToolCallInput, content: string, state?: Record<string, unknown>): NewMessage {
+    return {
+      role: 'tool',
+      content,
+      toolCallId: input.call.id,
+      identifier: input.call.identifier,
+      apiName: input.call.apiName,
+      ...(state ? { state } : {}),
+    };
+  }
+
+  /** A hook's verdict on the message (DESIGN §7): kept apart from any state of the tool's own (P3). */
+  private outcome(input: ToolCallInput, content: string, verdict: DeniedVerdict): ToolCallOutcome {
+    return {
+      message: {
+        ...this.toolMessage(input, content),
+        error: verdict.error,
+        state: { hookVerdict: { outcome: verdict.outcome, phase: verdict.phase, reason: verdict.reason } },
+      },
+      success: false,
+      error: verdict.error,
+    };
+  }
+}
+
+function providerOf(tool: ToolDefinition | undefined): string {
+  if (!tool) return 'unknown';
+  return tool.source === 'mcp' ? `mcp:${tool.serverId ?? tool.identifier}` : tool.source;
+}
+
+function requestInit(request: ToolRequestContext) {
+  return {
+    runId: request.runId,
+    toolCallId: request.toolCallId,
+    identifier: request.identifier,
+    apiName: request.apiName,
+    toolName: request.toolName,
+    provider: request.provider,
+  };
+}
+
+function toolCallContext(request: ToolRequestContext, status: 'ok' | 'error', latencyMs: number, type?: string): ToolCallContext {
+  return new ToolCallContext({ ...requestInit(request), status, latencyMs, ...(type ? { error: { type } } : {}) });
+}
+
+function deniedResult(verdict: Exclude<ToolVerdict, { outcome: 'allowed' }>): ToolResult {
+  return {
+    content: verdict.reason,
+    success: false,
+    error: { type: verdict.error, message: verdict.reason },
+    state: { hookVerdict: { outcome: verdict.outcome, phase: verdict.phase, reason: verdict.reason } },
+  };
+}
