@@ -220,7 +220,7 @@ export class McpRequestContext {
   static readonly brand = 'McpRequestContext';
   readonly serverId: string;
   readonly url: string;
-  /** The MCP operation: `connect`, `listTools`, `callTool`, or the HTTP method for other requests. */
+  /** The JSON-RPC method of a POST (`initialize`, `tools/list`, `tools/call`, …), else the HTTP method (`GET`, `DELETE`). */
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
 

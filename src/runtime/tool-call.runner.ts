@@ -8,12 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AfterToolCallEvent, AgentEventBase, ToolCallHookContext, ToolResult } from '../hooks/agent-events.js';
-import { ToolCallContext, ToolRequestContext, ToolResultContext, type RunContext } from '../hooks/contexts.js';
+import type { RunContext } from '../hooks/contexts.js';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import type { DeniedVerdict, ToolVerdict } from '../hooks/tool-verdict.js';
 import type { ModelToolCall } from './models/chat-model.js';
 import type { NewMessage } from './runtime-store.port.js';
+import { buildToolCallHookContext, buildToolRequestContext, toolCallContext, toolResultContext } from './tools/tool-context.builder.js';
 import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
 
 export interface ToolCallInput {
@@ -46,13 +47,7 @@ export class ToolCallRunner {
     const { call, operationId, runContext, signal } = input;
     const tool = await this.catalog.find(call.identifier, call.apiName);
     const dispatchOptions = { operationId, runContext, signal };
-    const request = new ToolRequestContext({
-      runId: runContext.runId,
-      toolCallId: call.id,
-      identifier: call.identifier,
-      apiName: call.apiName,
-      provider: providerOf(tool),
-    });
+    const request = buildToolRequestContext({ runId: runContext.runId, toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, ...(tool ? { tool } : {}) });
 
     // 1. engine family, observe only, no arguments (E2, E9)
     await this.dispatcher.dispatch('before_tool_call', request, dispatchOptions);
@@ -94,11 +89,7 @@ export class ToolCallRunner {
 
     // 5. the transform chain sees (and may reshape) the result text before anything else does
     if (result.success !== false) {
-      const transformed = await this.dispatcher.transform(
-        'transform_tool_result',
-        new ToolResultContext({ ...requestInit(request), result: result.content }),
-        dispatchOptions,
-      );
+      const transformed = await this.dispatcher.transform('transform_tool_result', toolResultContext(request, result.content), dispatchOptions);
       if (transformed.result !== result.content) result = { ...result, content: transformed.result };
     }
 
@@ -116,9 +107,9 @@ export class ToolCallRunner {
     };
   }
 
-  /** The shared tool context of all three tool events (T1–T3), built in one place. */
+  /** The shared tool context of all three tool events (T1–T3), built by the one builder. */
   private toolContext(input: ToolCallInput, tool: ToolDefinition | undefined): ToolCallHookContext {
-    return {
+    return buildToolCallHookContext({
       toolCallId: input.call.id,
       assistantMessageId: input.assistantMessageId,
       identifier: input.call.identifier,
@@ -127,12 +118,13 @@ export class ToolCallRunner {
       callIndex: input.callIndex,
       stepIndex: input.stepIndex,
       operationId: input.operationId,
-      executor: tool?.deferred ? 'client' : 'server',
-      toolSource: tool?.source === 'mcp' ? 'mcp' : tool?.source === 'agent' ? 'agent' : 'local',
-      agentId: input.agentId,
-      ...(input.parentOperationId ? { parentOperationId: input.parentOperationId } : {}),
-      ...(input.userId ? { userId: input.userId } : {}),
-    };
+      ...(tool ? { tool } : {}),
+      runtime: {
+        agentId: input.agentId,
+        ...(input.userId ? { userId: input.userId } : {}),
+        ...(input.parentOperationId ? { parentOperationId: input.parentOperationId } : {}),
+      },
+    });
   }
 
   private eventBase(input: ToolCallInput): Omit<AgentEventBase, 'type'> {
@@ -170,26 +162,6 @@ export class ToolCallRunner {
       error: verdict.error,
     };
   }
-}
-
-function providerOf(tool: ToolDefinition | undefined): string {
-  if (!tool) return 'unknown';
-  return tool.source === 'mcp' ? `mcp:${tool.serverId ?? tool.identifier}` : tool.source;
-}
-
-function requestInit(request: ToolRequestContext) {
-  return {
-    runId: request.runId,
-    toolCallId: request.toolCallId,
-    identifier: request.identifier,
-    apiName: request.apiName,
-    toolName: request.toolName,
-    provider: request.provider,
-  };
-}
-
-function toolCallContext(request: ToolRequestContext, status: 'ok' | 'error', latencyMs: number, type?: string): ToolCallContext {
-  return new ToolCallContext({ ...requestInit(request), status, latencyMs, ...(type ? { error: { type } } : {}) });
 }
 
 function deniedResult(verdict: Exclude<ToolVerdict, { outcome: 'allowed' }>): ToolResult {

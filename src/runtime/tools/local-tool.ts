@@ -1,0 +1,28 @@
+/** A local tool as the registry holds it: its public definition and how to call it. */
+import type { ToolResult } from '../../hooks/agent-events.js';
+import type { RunContext } from '../../hooks/contexts.js';
+import type { ToolDefinition } from './tool-types.js';
+
+/** The second argument of a `@Tool` method. */
+export interface LocalToolContext {
+  readonly operationId: string;
+  readonly toolCallId: string;
+  /** Aborted when the operation is cancelled or the tool's timeout passes; long work should stop. */
+  readonly signal: AbortSignal;
+  readonly runContext?: RunContext;
+}
+
+/**
+ * What a `@Tool` method may return: a string (the content), a `ToolResult`-like object
+ * `{ content, success?, data?, state? }`, or any other value, which is JSON-stringified into the content.
+ */
+export type LocalToolReturn = string | (Partial<ToolResult> & { content: string }) | unknown;
+
+export type LocalToolHandler = (args: Record<string, unknown>, context: LocalToolContext) => unknown;
+
+export interface LocalTool {
+  readonly definition: ToolDefinition;
+  readonly handler: LocalToolHandler;
+  /** `ClassName.method`, for error messages. */
+  readonly origin: string;
+}

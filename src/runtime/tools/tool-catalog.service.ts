@@ -1,0 +1,166 @@
+/**
+ * The runtime's `ToolCatalog` (tool-types.ts) over local `@Tool` methods and MCP server tools. `execute`
+ * is the one place a tool runs: arguments checked against the JSON Schema (ajv), the tool's timeout and the
+ * operation's AbortSignal enforced, every failure turned into a `ToolError` the runtime can report.
+ */
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import type { ToolResult } from '../../hooks/agent-events.js';
+import { errorType } from '../../hooks/hook-errors.js';
+import { ArgumentValidator } from './argument-validator.js';
+import { runBounded } from './bounded-run.js';
+import { LocalToolRegistry } from './local-tool.registry.js';
+import { McpServersService } from './mcp-servers.service.js';
+import { compileToolPattern } from './tool-pattern.js';
+import { toToolResult } from './tool-result.js';
+import { ToolConfigurationError } from './tool-errors.js';
+import { ToolError, type ToolCatalog, type ToolDefinition, type ToolInvocation } from './tool-types.js';
+import { DEFAULT_TOOL_TIMEOUT_MS, TOOLS_OPTIONS, type ToolsOptions } from './tools.options.js';
+
+/** Accepts any object: the parameters of an MCP tool whose server has not answered yet. */
+const ANY_OBJECT: Record<string, unknown> = Object.freeze({ type: 'object' });
+
+@Injectable()
+export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
+  private readonly logger = new Logger('AgentHooks:Tools');
+  private readonly defaultTimeoutMs: number;
+
+  constructor(
+    private readonly local: LocalToolRegistry,
+    private readonly mcp: McpServersService,
+    private readonly validator: ArgumentValidator,
+    @Optional() @Inject(TOOLS_OPTIONS) options?: ToolsOptions,
+  ) {
+    this.defaultTimeoutMs = options?.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  }
+
+  /** A local tool named like an MCP server would be shadowed for some calls and not others: refuse it. */
+  onApplicationBootstrap(): void {
+    for (const tool of this.local.all()) {
+      if (this.mcp.has(tool.definition.identifier)) {
+        throw new ToolConfigurationError(`@Tool on ${tool.origin}: identifier ${tool.definition.identifier} is also the id of a configured MCP server`);
+      }
+    }
+  }
+
+  async toolsFor(patterns: readonly string[]): Promise<ToolDefinition[]> {
+    const found = new Map<string, ToolDefinition>();
+    const add = (tool: ToolDefinition) => {
+      const name = `${tool.identifier}/${tool.apiName}`;
+      if (!found.has(name)) found.set(name, tool);
+    };
+    for (const source of patterns) {
+      const pattern = compileToolPattern(source);
+      if (pattern.kind === 'mcp') {
+        if (!this.mcp.has(pattern.serverId)) {
+          this.logger.warn(`tools entry ${source}: no such MCP server is configured`);
+          continue;
+        }
+        for (const tool of await this.mcpTools(pattern.serverId)) add(tool);
+        continue;
+      }
+      for (const tool of this.local.all()) if (pattern.matches(`${tool.definition.identifier}/${tool.definition.apiName}`)) add(tool.definition);
+      const servers = this.mcp.serverIds().filter((id) => pattern.mayMatchIdentifier(id));
+      const listed = await Promise.all(servers.map((id) => this.mcpTools(id)));
+      for (const tools of listed) for (const tool of tools) if (pattern.matches(`${tool.identifier}/${tool.apiName}`)) add(tool);
+    }
+    return [...found.values()];
+  }
+
+  /**
+   * A local tool, or an MCP tool of a configured server. While that server cannot be reached its tools are
+   * unknown, so any name under its id is answered with a placeholder: executing it retries the server and
+   * reports `unavailable` rather than `not_found`.
+   */
+  async find(identifier: string, apiName: string): Promise<ToolDefinition | undefined> {
+    const local = this.local.get(identifier, apiName);
+    if (local) return local.definition;
+    if (!this.mcp.has(identifier)) return undefined;
+    try {
+      return (await this.mcp.tools(identifier)).find((tool) => tool.apiName === apiName);
+    } catch (error) {
+      if (!(error instanceof ToolError)) throw error;
+      return placeholder(identifier, apiName);
+    }
+  }
+
+  async execute(tool: ToolDefinition, args: Record<string, unknown>, invocation: ToolInvocation): Promise<ToolResult> {
+    const toolName = `${tool.identifier}/${tool.apiName}`;
+    const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
+    const started = performance.now();
+    try {
+      const result = await runBounded(
+        (signal) => (tool.source === 'mcp' ? this.runMcp(tool, args, invocation, signal, timeoutMs) : this.runLocal(tool, args, invocation, signal)),
+        { toolName, timeoutMs, signal: invocation.signal },
+      );
+      return { ...result, executionTime: Math.round(performance.now() - started) };
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw new ToolError('execution_failed', `${toolName} failed: ${messageOf(error)}`, errorType(error), { cause: error });
+    }
+  }
+
+  private async runLocal(tool: ToolDefinition, args: Record<string, unknown>, invocation: ToolInvocation, signal: AbortSignal): Promise<ToolResult> {
+    const local = tool.source === 'local' ? this.local.get(tool.identifier, tool.apiName) : undefined;
+    if (!local) throw new ToolError('not_found', `unknown tool ${tool.identifier}/${tool.apiName}`);
+    this.checkArguments(local.definition, args);
+    const returned = await local.handler(args, {
+      operationId: invocation.operationId,
+      toolCallId: invocation.toolCallId,
+      signal,
+      ...(invocation.runContext ? { runContext: invocation.runContext } : {}),
+    });
+    return toToolResult(returned);
+  }
+
+  private async runMcp(
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    invocation: ToolInvocation,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<ToolResult> {
+    const serverId = tool.serverId ?? tool.identifier;
+    // Validate against the schema the server announces now (the definition may be a placeholder or stale).
+    const live = (await this.mcp.tools(serverId, invocation.runContext)).find((candidate) => candidate.apiName === tool.apiName);
+    if (!live) throw new ToolError('not_found', `MCP server ${serverId} has no tool ${tool.apiName}`);
+    this.checkArguments(live, args);
+    return this.mcp.callTool(serverId, tool.apiName, args, { signal, timeoutMs, ...(invocation.runContext ? { runContext: invocation.runContext } : {}) });
+  }
+
+  private checkArguments(tool: ToolDefinition, args: unknown): void {
+    const name = `${tool.identifier}/${tool.apiName}`;
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      throw new ToolError('invalid_arguments', `invalid arguments for ${name}: (root) must be object`);
+    }
+    const check = this.validator.check(tool.parameters, args);
+    if (!check.valid) throw new ToolError('invalid_arguments', `invalid arguments for ${name}: ${check.summary}`);
+  }
+
+  /** MCP tools of a server, or none while it is unavailable (logged once by the connection). */
+  private async mcpTools(serverId: string): Promise<ToolDefinition[]> {
+    try {
+      return await this.mcp.tools(serverId);
+    } catch (error) {
+      if (error instanceof ToolError) return [];
+      throw error;
+    }
+  }
+}
+
+function placeholder(serverId: string, apiName: string): ToolDefinition {
+  return Object.freeze({
+    identifier: serverId,
+    apiName,
+    description: '',
+    parameters: ANY_OBJECT,
+    requiresApproval: false,
+    deferred: false,
+    source: 'mcp' as const,
+    serverId,
+  });
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || errorType(error);
+  return typeof error === 'string' ? error : errorType(error);
+}
