@@ -1,0 +1,50 @@
+/**
+ * `agent_hooks_hook_outcomes`: the timeline (`GET /v1/operations/:id/timeline`), one row per hook
+ * invocation — point, hook id, source, outcome, error code, latency. Never a payload, body or message
+ * (DESIGN §5). `seq` is the global insertion order; a batch is inserted in record order, so an
+ * operation's rows read back in the order its hooks ran.
+ */
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { HookOutcome } from '../../hooks/hook-outcome.js';
+import type { HookSource } from '../../hooks/registered-hook.js';
+import { doubleColumn, idColumn, nameColumn, timestampColumn, wordColumn } from '../columns.js';
+
+@Entity({ name: 'agent_hooks_hook_outcomes' })
+@Index('agent_hooks_hook_outcomes_operation_seq_idx', ['operationId', 'seq'])
+export class HookOutcomeEntity {
+  /**
+   * `integer` on both drivers: SQLite only auto-increments an `INTEGER PRIMARY KEY`, and one entity set
+   * must serve both. PostgreSQL's `serial` therefore tops out at 2^31 − 1 rows ever inserted.
+   */
+  @PrimaryGeneratedColumn('increment', {
+    name: 'seq',
+    type: 'integer',
+    primaryKeyConstraintName: 'agent_hooks_hook_outcomes_pk',
+  })
+  seq!: number;
+
+  @Column(idColumn('operation_id'))
+  operationId!: string;
+
+  /** When the hook ran (recorded, not flushed), ISO-8601. */
+  @Column(timestampColumn('at'))
+  at!: string;
+
+  @Column({ name: 'point', type: 'varchar', length: 64 })
+  point!: string;
+
+  @Column(nameColumn('hook_id'))
+  hookId!: string;
+
+  @Column(wordColumn('source'))
+  source!: HookSource;
+
+  @Column(wordColumn('outcome'))
+  outcome!: HookOutcome;
+
+  @Column({ name: 'error_code', type: 'varchar', length: 64, nullable: true })
+  errorCode!: string | null;
+
+  @Column(doubleColumn('latency_ms'))
+  latencyMs!: number;
+}

@@ -1,0 +1,86 @@
+/**
+ * `agent_hooks_operations`: one row per operation (= run). The database is the source of truth for every
+ * step (DESIGN §4), so everything a worker needs to run the next step is here or in the child tables —
+ * except secrets, which are never stored (DESIGN §5): the run context is the allow-listed snapshot of
+ * `run-context-snapshot.ts`, without `inboundAccessToken`. The prompt lives in the first user message.
+ */
+import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
+import type { TerminalReason } from '../../hooks/agent-events.js';
+import { doubleColumn, idColumn, integerColumn, jsonColumn, nameColumn, timestampColumn, wordColumn, primaryColumn } from '../columns.js';
+import type { OperationStatus, StoredRunContext } from '../records.js';
+
+@Entity({ name: 'agent_hooks_operations' })
+// Idempotent creation: one operation per (owner, key). `idempotency_owner` is the owner id, or '' for an
+// owner-less operation, and is NULL with the key when no key was given — NULLs never collide in a unique
+// index on either database, so operations without a key are unconstrained.
+@Index('agent_hooks_operations_idempotency_uq', ['idempotencyOwner', 'idempotencyKey'], { unique: true })
+// The retention purge scans completed operations by completion time (running ones are few: the
+// reconciler's scan of them needs only the `status` prefix).
+@Index('agent_hooks_operations_status_completed_idx', ['status', 'completedAt'])
+@Index('agent_hooks_operations_parent_idx', ['parentOperationId'])
+export class OperationEntity {
+  @PrimaryColumn(primaryColumn(idColumn, 'id', 'agent_hooks_operations_pk'))
+  id!: string;
+
+  @Column(idColumn('parent_operation_id', true))
+  parentOperationId!: string | null;
+
+  @Column(nameColumn('agent_id'))
+  agentId!: string;
+
+  @Column(nameColumn('owner_id', true))
+  ownerId!: string | null;
+
+  @Column(wordColumn('status'))
+  status!: OperationStatus;
+
+  @Column(wordColumn('reason', true))
+  reason!: TerminalReason | null;
+
+  @Column(integerColumn('step_index'))
+  stepIndex!: number;
+
+  @Column(jsonColumn('run_context'))
+  runContext!: StoredRunContext;
+
+  @Column(integerColumn('input_tokens'))
+  inputTokens!: number;
+
+  @Column(integerColumn('output_tokens'))
+  outputTokens!: number;
+
+  @Column(doubleColumn('cost_usd'))
+  costUsd!: number;
+
+  @Column(nameColumn('error_type', true))
+  errorType!: string | null;
+
+  @Column({ name: 'error_message', type: 'text', nullable: true })
+  errorMessage!: string | null;
+
+  @Column(nameColumn('idempotency_owner', true))
+  idempotencyOwner!: string | null;
+
+  @Column(nameColumn('idempotency_key', true))
+  idempotencyKey!: string | null;
+
+  /** Optimistic versioning: every state change is `… WHERE version = :expected` and bumps it. */
+  @VersionColumn({ name: 'version', type: 'integer' })
+  version!: number;
+
+  /** Who runs the current step (a worker's unique holder id); leases never bump `version`. */
+  @Column(nameColumn('lease_owner', true))
+  leaseOwner!: string | null;
+
+  @Column(timestampColumn('lease_until', true))
+  leaseUntil!: string | null;
+
+  @Column(timestampColumn('created_at'))
+  createdAt!: string;
+
+  @Column(timestampColumn('updated_at'))
+  updatedAt!: string;
+
+  @Column(timestampColumn('completed_at', true))
+  completedAt!: string | null;
+}

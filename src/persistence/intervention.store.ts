@@ -1,0 +1,145 @@
+/**
+ * Interventions: tool calls waiting for a human decision (`approval`) or an outside executor
+ * (`deferred`). Every transition is a compare-and-set, so an API retry, two reviewers clicking at once,
+ * or two workers picking up the same approved call each see exactly one winner:
+ *   pending ─decide(approve)→ approved ─complete→ completed
+ *   pending ─decide(reject | rejectAndContinue)→ rejected
+ *   pending (deferred) ─complete→ completed
+ * and, orthogonally, one `claim` per call (who executes it). `reply` is private (never in events or logs).
+ */
+import type { DataSource } from 'typeorm';
+import { InterventionEntity } from './entities/intervention.entity.js';
+import { insertValues, updateValues } from './entity-values.js';
+import { toInterventionRecord } from './record-mappers.js';
+import type { InterventionAction, InterventionRecord, NewIntervention } from './records.js';
+import { StoreDatabase } from './store-database.js';
+import { nowIso, type StoreOptions } from './store-options.js';
+
+export interface InterventionDecision {
+  action: InterventionAction;
+  reason?: string;
+  /** Who decided (an owner or user id), for the audit trail. */
+  decidedBy?: string;
+}
+
+export class InterventionStore {
+  private readonly db: StoreDatabase;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly options: StoreOptions = {},
+  ) {
+    this.db = StoreDatabase.for(dataSource);
+  }
+
+  /** Records pending interventions (all or none); a tool call already recorded is a unique violation. */
+  async add(operationId: string, interventions: readonly NewIntervention[]): Promise<InterventionRecord[]> {
+    if (interventions.length === 0) return [];
+    const now = nowIso(this.options);
+    const rows = interventions.map(
+      (item): InterventionEntity => ({
+        operationId,
+        toolCallId: item.toolCallId,
+        stepIndex: item.stepIndex,
+        callIndex: item.callIndex,
+        identifier: item.identifier,
+        apiName: item.apiName,
+        args: item.args,
+        kind: item.kind,
+        status: 'pending',
+        claimedBy: null,
+        claimedAt: null,
+        decision: null,
+        decisionReason: null,
+        decidedBy: null,
+        decidedAt: null,
+        reply: null,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+    // One multi-row INSERT: atomic on its own.
+    await this.db.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .insert()
+        .into(InterventionEntity)
+        .values(rows.map((row) => insertValues(row)))
+        .updateEntity(false)
+        .execute(),
+    );
+    return rows.map(toInterventionRecord);
+  }
+
+  async get(operationId: string, toolCallId: string): Promise<InterventionRecord | null> {
+    const row = await this.db.run((manager) => manager.findOneBy(InterventionEntity, { operationId, toolCallId }));
+    return row ? toInterventionRecord(row) : null;
+  }
+
+  /** The `pendingTools` of `GET /v1/operations/:id`, in step then call order. */
+  async listPending(operationId: string): Promise<InterventionRecord[]> {
+    const rows = await this.db.run((manager) =>
+      manager.find(InterventionEntity, {
+        where: { operationId, status: 'pending' },
+        order: { stepIndex: 'ASC', callIndex: 'ASC' },
+      }),
+    );
+    return rows.map(toInterventionRecord);
+  }
+
+  /** Decides a pending `approval` once: true for the first decision, false if it was not pending (→ HTTP 409). */
+  async decide(operationId: string, toolCallId: string, decision: InterventionDecision): Promise<boolean> {
+    const now = nowIso(this.options);
+    return this.transition(
+      {
+        status: decision.action === 'approve' ? 'approved' : 'rejected',
+        decision: decision.action,
+        decisionReason: decision.reason ?? null,
+        decidedBy: decision.decidedBy ?? null,
+        decidedAt: now,
+        updatedAt: now,
+      },
+      '"status" = :pending AND "kind" = :approval',
+      { operationId, toolCallId, pending: 'pending', approval: 'approval' },
+    );
+  }
+
+  /** Claims the call for one executor: true for the first claimant while it is pending or approved. */
+  async claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean> {
+    const now = nowIso(this.options);
+    return this.transition(
+      { claimedBy: claimant, claimedAt: now, updatedAt: now },
+      '"claimed_by" IS NULL AND "status" IN (:...open)',
+      { operationId, toolCallId, open: ['pending', 'approved'] },
+    );
+  }
+
+  /**
+   * Completes an approved call or a pending deferred one, once, keeping the private `reply`. An approval
+   * that is still pending cannot be completed: it needs its decision first.
+   */
+  async complete(operationId: string, toolCallId: string, reply?: unknown): Promise<boolean> {
+    const now = nowIso(this.options);
+    return this.transition(
+      { status: 'completed', reply: reply ?? null, updatedAt: now },
+      '("status" = :approved OR ("status" = :pending AND "kind" = :deferred))',
+      { operationId, toolCallId, approved: 'approved', pending: 'pending', deferred: 'deferred' },
+    );
+  }
+
+  private async transition(
+    values: Partial<InterventionEntity>,
+    condition: string,
+    parameters: Record<string, unknown>,
+  ): Promise<boolean> {
+    const result = await this.db.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(InterventionEntity)
+        .set(updateValues<InterventionEntity>(values))
+        .where(`"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND ${condition}`, parameters)
+        .execute(),
+    );
+    return result.affected === 1;
+  }
+}

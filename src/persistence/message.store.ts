@@ -1,0 +1,40 @@
+/**
+ * The published conversation: read in `seq` order (what `GET …/messages` and the model see), appended
+ * without touching the operation's state. A message that comes with a state change (a tool result and
+ * its step's progress) goes through `StepCommitStore` instead, so both land together.
+ */
+import type { DataSource } from 'typeorm';
+import { MessageEntity } from './entities/message.entity.js';
+import { insertMessages } from './message-writer.js';
+import { lockOperationRow } from './operation-row-lock.js';
+import { OperationNotFoundError } from './persistence-errors.js';
+import { toMessageRecord } from './record-mappers.js';
+import type { MessageRecord, NewMessage } from './records.js';
+import { StoreDatabase } from './store-database.js';
+import { nowIso, type StoreOptions } from './store-options.js';
+
+export class MessageStore {
+  private readonly db: StoreDatabase;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly options: StoreOptions = {},
+  ) {
+    this.db = StoreDatabase.for(dataSource);
+  }
+
+  async list(operationId: string): Promise<MessageRecord[]> {
+    const rows = await this.db.run((manager) =>
+      manager.find(MessageEntity, { where: { operationId }, order: { seq: 'ASC' } }),
+    );
+    return rows.map(toMessageRecord);
+  }
+
+  /** Appends `messages` in order, all or none; throws `OperationNotFoundError` for an unknown operation. */
+  async append(operationId: string, messages: readonly NewMessage[]): Promise<MessageRecord[]> {
+    return this.db.transaction(async (manager) => {
+      if (!(await lockOperationRow(manager, this.db.dialect, operationId))) throw new OperationNotFoundError(operationId);
+      return insertMessages(manager, operationId, messages, nowIso(this.options));
+    });
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Operations: creation (with caller hooks and the prompt, atomically and idempotently), reads, and the
+ * terminal transition. Step-by-step state changes go through `StepCommitStore`; leases through
+ * `OperationLeaseStore`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { TerminalReason } from '../hooks/agent-events.js';
+import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
+import { OperationEntity } from './entities/operation.entity.js';
+import { insertMessages } from './message-writer.js';
+import { toOperationRecord } from './record-mappers.js';
+import type { NewCallerHook, OperationRecord } from './records.js';
+import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
+import { isUniqueViolation } from './sql-errors.js';
+import { StoreDatabase } from './store-database.js';
+import { nowIso, type StoreOptions } from './store-options.js';
+import { insertValues, updateValues } from './entity-values.js';
+
+export interface NewOperation {
+  /** Generated (a UUID) when absent. */
+  id?: string;
+  agentId: string;
+  ownerId?: string;
+  parentOperationId?: string;
+  /** Stored as the first message (role `user`), not on the operation. */
+  prompt: string;
+  /** Stored through the allow-list of `toStoredRunContext`: no token ever reaches the database. */
+  runContext?: RunContextSource;
+  /** Webhook caller hooks in registration order; their index is their `position`. */
+  callerHooks?: readonly NewCallerHook[];
+  /** With `ownerId`: a second create with the same pair returns the first operation (`created: false`). */
+  idempotencyKey?: string;
+}
+
+export interface CreatedOperation {
+  operation: OperationRecord;
+  /** False when an operation with the same owner and idempotency key already existed. */
+  created: boolean;
+}
+
+export interface TerminalError {
+  type: string;
+  message: string;
+}
+
+export class OperationStore {
+  private readonly db: StoreDatabase;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly options: StoreOptions = {},
+  ) {
+    this.db = StoreDatabase.for(dataSource);
+  }
+
+  /** The operation, its caller hooks and the user's prompt, in one transaction (status `running`, version 1). */
+  async create(input: NewOperation): Promise<CreatedOperation> {
+    if (input.idempotencyKey !== undefined) {
+      const existing = await this.findByIdempotencyKey(input.ownerId, input.idempotencyKey);
+      if (existing) return { operation: existing, created: false };
+    }
+    try {
+      const operation = await this.db.transaction((manager) => this.insert(manager, input));
+      return { operation, created: true };
+    } catch (error) {
+      // A concurrent create with the same key won the unique index: answer with its operation.
+      if (input.idempotencyKey !== undefined && isUniqueViolation(error)) {
+        const existing = await this.findByIdempotencyKey(input.ownerId, input.idempotencyKey);
+        if (existing) return { operation: existing, created: false };
+      }
+      throw error;
+    }
+  }
+
+  async get(operationId: string): Promise<OperationRecord | null> {
+    const row = await this.db.run((manager) => manager.findOneBy(OperationEntity, { id: operationId }));
+    return row ? toOperationRecord(row) : null;
+  }
+
+  async findByIdempotencyKey(ownerId: string | undefined, idempotencyKey: string): Promise<OperationRecord | null> {
+    const row = await this.db.run((manager) =>
+      manager.findOneBy(OperationEntity, { idempotencyOwner: ownerId ?? '', idempotencyKey }),
+    );
+    return row ? toOperationRecord(row) : null;
+  }
+
+  /**
+   * The terminal transition, exactly once whoever calls it (compare-and-set on `status <> 'completed'`):
+   * true for the one caller that made it, false for every later one. Releases the lease and bumps the
+   * version, so a step still running elsewhere cannot commit afterwards.
+   */
+  async complete(operationId: string, reason: TerminalReason, error?: TerminalError): Promise<boolean> {
+    const now = nowIso(this.options);
+    const result = await this.db.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(OperationEntity)
+        .set(
+          updateValues<OperationEntity>({
+          status: 'completed',
+          reason,
+          errorType: error?.type ?? null,
+          errorMessage: error?.message ?? null,
+          leaseOwner: null,
+          leaseUntil: null,
+          completedAt: now,
+          updatedAt: now,
+          version: () => '"version" + 1',
+        }),
+        )
+        .where('"id" = :operationId AND "status" <> :completed', { operationId, completed: 'completed' })
+        .execute(),
+    );
+    return result.affected === 1;
+  }
+
+  private async insert(manager: EntityManager, input: NewOperation): Promise<OperationRecord> {
+    const now = nowIso(this.options);
+    const row: OperationEntity = {
+      id: input.id ?? randomUUID(),
+      parentOperationId: input.parentOperationId ?? null,
+      agentId: input.agentId,
+      ownerId: input.ownerId ?? null,
+      status: 'running',
+      reason: null,
+      stepIndex: 0,
+      runContext: toStoredRunContext(input.runContext),
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+      errorType: null,
+      errorMessage: null,
+      idempotencyOwner: input.idempotencyKey === undefined ? null : (input.ownerId ?? ''),
+      idempotencyKey: input.idempotencyKey ?? null,
+      version: 1,
+      leaseOwner: null,
+      leaseUntil: null,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    };
+    await manager.createQueryBuilder().insert().into(OperationEntity).values(insertValues(row)).updateEntity(false).execute();
+    const hooks = (input.callerHooks ?? []).map((hook, position): OperationCallerHookEntity => ({
+      operationId: row.id,
+      position,
+      hookId: hook.hookId,
+      type: hook.type,
+      matcher: hook.matcher ?? null,
+      webhook: hook.webhook,
+    }));
+    if (hooks.length > 0) {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(OperationCallerHookEntity)
+        .values(hooks.map((hook) => insertValues(hook)))
+        .updateEntity(false)
+        .execute();
+    }
+    await insertMessages(manager, row.id, [{ role: 'user', content: input.prompt }], now);
+    return toOperationRecord(row);
+  }
+}

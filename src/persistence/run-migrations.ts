@@ -1,0 +1,54 @@
+/**
+ * Runs the agent-hooks migrations on any DataSource — ours, or a host app's whatever its own `migrations`
+ * option lists (applied ones are recorded in that DataSource's migrations table). Called at start.
+ *
+ * Several workers may start at once on one PostgreSQL database: a session advisory lock makes them take
+ * turns, so the second finds the migrations applied instead of failing on `CREATE TABLE`. The schema named
+ * by the options is created first, because TypeORM keeps its migrations table in it.
+ */
+import { Migration, MigrationExecutor, type DataSource, type QueryRunner } from 'typeorm';
+import { dialectOf, quoteIdentifier, schemaOf } from './dialect.js';
+import { AGENT_HOOKS_MIGRATIONS } from './migrations/agent-hooks-migrations.js';
+
+/** Runs only our migrations, whatever `dataSource.migrations` holds. */
+class AgentHooksMigrationExecutor extends MigrationExecutor {
+  protected override getMigrations(): Migration[] {
+    return AGENT_HOOKS_MIGRATIONS.map((Class) => {
+      const instance = new Class();
+      return new Migration(undefined, Number(instance.name.slice(-13)), instance.name, instance);
+    });
+  }
+}
+
+/** Applies pending agent-hooks migrations in one transaction; returns the names applied (empty: up to date). */
+export async function runAgentHooksMigrations(dataSource: DataSource): Promise<string[]> {
+  const queryRunner = dataSource.createQueryRunner();
+  const postgres = dialectOf(dataSource) === 'postgres';
+  try {
+    if (postgres) await lockMigrations(queryRunner, dataSource);
+    try {
+      const schema = schemaOf(dataSource);
+      if (schema) await queryRunner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+      const executor = new AgentHooksMigrationExecutor(dataSource, queryRunner);
+      executor.transaction = 'all';
+      const applied = await executor.executePendingMigrations();
+      return applied.map((migration) => migration.name);
+    } finally {
+      if (postgres) await unlockMigrations(queryRunner, dataSource);
+    }
+  } finally {
+    await queryRunner.release();
+  }
+}
+
+/** One lock per schema, so parallel test files (one schema each) do not wait for one another. */
+const lockKey = (dataSource: DataSource) => `nest-agent-hooks:migrations:${schemaOf(dataSource) ?? ''}`;
+
+async function lockMigrations(queryRunner: QueryRunner, dataSource: DataSource): Promise<void> {
+  await queryRunner.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey(dataSource)]);
+}
+
+async function unlockMigrations(queryRunner: QueryRunner, dataSource: DataSource): Promise<void> {
+  // A failed unlock means a broken connection, whose session lock ends with it: keep the original error.
+  await queryRunner.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(dataSource)]).catch(() => undefined);
+}

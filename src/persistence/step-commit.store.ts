@@ -1,0 +1,124 @@
+/**
+ * A step's effects, committed as one: messages (the assistant's answer, a published tool result) and the
+ * operation's new state (step index, usage totals, status, run context), in one transaction guarded by
+ * the optimistic version — and, for a worker holding a lease, by the lease owner (a fencing check: a
+ * worker whose lease was taken over cannot commit). If any write fails, nothing is written (P1: a result
+ * is published with its state change or not at all).
+ *
+ * Order inside the transaction: the conditional UPDATE of the operation first — on PostgreSQL it holds
+ * the row, so a concurrent commit of the same operation waits, then finds the version moved and fails —
+ * then the messages, then a read of the new operation.
+ */
+import type { DataSource, EntityManager } from 'typeorm';
+import type { UsageTotals } from '../hooks/agent-events.js';
+import { OperationEntity } from './entities/operation.entity.js';
+import { insertMessages } from './message-writer.js';
+import { OperationNotFoundError, StaleOperationError } from './persistence-errors.js';
+import { toOperationRecord } from './record-mappers.js';
+import type { MessageRecord, NewMessage, NewToolMessage, OperationRecord } from './records.js';
+import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
+import { StoreDatabase } from './store-database.js';
+import { nowIso, type StoreOptions } from './store-options.js';
+import { updateValues } from './entity-values.js';
+
+/** What a step may change; the terminal transition is `OperationStore.complete`, never a patch. */
+export interface OperationPatch {
+  stepIndex?: number;
+  /** Totals so far (not increments): the version check makes a read-modify-write safe. */
+  usage?: UsageTotals;
+  status?: 'running' | 'waiting';
+  runContext?: RunContextSource;
+}
+
+export interface StepCommit {
+  operationId: string;
+  /** The version the step read; the commit fails with `StaleOperationError` if it moved. */
+  expectedVersion: number;
+  messages?: readonly NewMessage[];
+  patch?: OperationPatch;
+  /** When set, the commit also requires this worker to still hold the operation's lease. */
+  leaseOwner?: string;
+}
+
+export interface StepCommitResult {
+  /** The operation after the commit (version + 1). */
+  operation: OperationRecord;
+  messages: MessageRecord[];
+}
+
+export type ToolResultPublish = Omit<StepCommit, 'messages'> & { message: NewToolMessage };
+
+/** Test and chaos seams: called between the writes of a commit; a throw must roll the commit back. */
+export interface StepCommitFailpoints {
+  afterOperationUpdate?(operationId: string): void | Promise<void>;
+}
+
+export interface StepCommitOptions extends StoreOptions {
+  failpoints?: StepCommitFailpoints;
+}
+
+export class StepCommitStore {
+  private readonly db: StoreDatabase;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly options: StepCommitOptions = {},
+  ) {
+    this.db = StoreDatabase.for(dataSource);
+  }
+
+  /**
+   * Applies `patch`, appends `messages` and bumps the version, all or nothing. Throws `StaleOperationError`
+   * when the version moved, the operation is completed or the lease moved on; `OperationNotFoundError`
+   * when there is no such operation.
+   */
+  commit(input: StepCommit): Promise<StepCommitResult> {
+    if ((input.patch?.status as string | undefined) === 'completed') {
+      throw new TypeError("a step commit cannot complete an operation: use OperationStore.complete (exactly once)");
+    }
+    return this.db.transaction(async (manager) => {
+      const now = nowIso(this.options);
+      await this.updateOperation(manager, input, now);
+      await this.options.failpoints?.afterOperationUpdate?.(input.operationId);
+      const messages = await insertMessages(manager, input.operationId, input.messages ?? [], now);
+      const operation = await manager.findOneByOrFail(OperationEntity, { id: input.operationId });
+      return { operation: toOperationRecord(operation), messages };
+    });
+  }
+
+  /** Publishes one tool result (P1) with its state change: `commit` with exactly that message. */
+  async publishToolResult(input: ToolResultPublish): Promise<StepCommitResult & { message: MessageRecord }> {
+    const { message, ...rest } = input;
+    const result = await this.commit({ ...rest, messages: [message] });
+    return { ...result, message: result.messages[0]! };
+  }
+
+  private async updateOperation(manager: EntityManager, input: StepCommit, now: string): Promise<void> {
+    const { patch = {} } = input;
+    const values: Partial<OperationEntity> = { updatedAt: now };
+    if (patch.stepIndex !== undefined) values.stepIndex = patch.stepIndex;
+    if (patch.status !== undefined) values.status = patch.status;
+    if (patch.runContext !== undefined) values.runContext = toStoredRunContext(patch.runContext);
+    if (patch.usage !== undefined) {
+      values.inputTokens = patch.usage.inputTokens;
+      values.outputTokens = patch.usage.outputTokens;
+      values.costUsd = patch.usage.costUsd;
+    }
+    const query = manager
+      .createQueryBuilder()
+      .update(OperationEntity)
+      .set(updateValues<OperationEntity>({ ...values, version: () => '"version" + 1' }))
+      .where('"id" = :operationId AND "version" = :expectedVersion AND "status" <> :completed', {
+        operationId: input.operationId,
+        expectedVersion: input.expectedVersion,
+        completed: 'completed',
+      });
+    if (input.leaseOwner !== undefined) query.andWhere('"lease_owner" = :leaseOwner', { leaseOwner: input.leaseOwner });
+    const result = await query.execute();
+    if (result.affected === 1) return;
+    const exists = await manager.existsBy(OperationEntity, { id: input.operationId });
+    throw exists
+      ? new StaleOperationError(input.operationId, input.expectedVersion)
+      : new OperationNotFoundError(input.operationId);
+  }
+}

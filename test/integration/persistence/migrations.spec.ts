@@ -1,0 +1,105 @@
+/**
+ * DESIGN §5: hand-written migrations create every `agent_hooks_` table on both drivers, match the
+ * entities exactly, are idempotent and safe to run from several processes at once, and can be reverted.
+ */
+import { DataSource } from 'typeorm';
+import { AGENT_HOOKS_ENTITIES, AGENT_HOOKS_TABLES } from '../../../src/persistence/agent-hooks-entities.js';
+import { createDataSourceOptions } from '../../../src/persistence/data-source-options.js';
+import { AgentHooksInitialSchema1764460800000 } from '../../../src/persistence/migrations/1764460800000-agent-hooks-initial-schema.js';
+import { AGENT_HOOKS_MIGRATIONS_TABLE } from '../../../src/persistence/migrations/agent-hooks-migrations.js';
+import { runAgentHooksMigrations } from '../../../src/persistence/run-migrations.js';
+import { DATABASE_URL, listTables, postgresDatabaseOption, testDrivers, uniqueSchemaName, useTestDatabase } from './test-databases.js';
+
+const DRIVERS = await testDrivers();
+
+describe.each(DRIVERS)('migrations on %s', (driver) => {
+  const db = useTestDatabase(driver);
+
+  it('create every agent_hooks_ table and record themselves', async () => {
+    const names = await listTables(db.dataSource);
+    for (const table of AGENT_HOOKS_TABLES) expect(names).toContain(table);
+    expect(names).toContain(AGENT_HOOKS_MIGRATIONS_TABLE);
+    expect(names.every((name) => name.startsWith('agent_hooks_'))).toBe(true);
+    const applied = await db.dataSource.query(`SELECT name FROM ${db.schema ? `"${db.schema}".` : ''}"${AGENT_HOOKS_MIGRATIONS_TABLE}"`);
+    expect(applied.map((row: { name: string }) => row.name)).toEqual(['AgentHooksInitialSchema1764460800000']);
+  });
+
+  it('match the entities column for column (the schema builder finds nothing to change)', async () => {
+    const pending = await db.dataSource.driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((query) => query.query)).toEqual([]);
+  });
+
+  it('apply nothing the second time', async () => {
+    await expect(runAgentHooksMigrations(db.dataSource)).resolves.toEqual([]);
+  });
+
+  it('revert with down() and apply again with up()', async () => {
+    const queryRunner = db.dataSource.createQueryRunner();
+    try {
+      const migration = new AgentHooksInitialSchema1764460800000();
+      await migration.down(queryRunner);
+      const afterDown = await listTables(db.dataSource);
+      for (const table of AGENT_HOOKS_TABLES) expect(afterDown).not.toContain(table);
+      await migration.up(queryRunner);
+      const afterUp = await listTables(db.dataSource);
+      for (const table of AGENT_HOOKS_TABLES) expect(afterUp).toContain(table);
+    } finally {
+      await queryRunner.release();
+    }
+  });
+});
+
+if (DRIVERS.includes('postgres')) {
+  describe('migrations on postgres, several processes at once', () => {
+    const schema = uniqueSchemaName();
+    const sources: DataSource[] = [];
+
+    afterAll(async () => {
+      await sources[0]?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await Promise.all(sources.map((source) => source.destroy()));
+    });
+
+    it('take turns: one applies, the others find it applied, none fails', async () => {
+      for (let i = 0; i < 3; i += 1) {
+        sources.push(await new DataSource(createDataSourceOptions(postgresDatabaseOption(schema))).initialize());
+      }
+      const results = await Promise.all(sources.map((source) => runAgentHooksMigrations(source)));
+      expect(results.flat()).toEqual(['AgentHooksInitialSchema1764460800000']);
+      expect(await listTables(sources[0]!)).toEqual(expect.arrayContaining([...AGENT_HOOKS_TABLES]));
+    });
+  });
+}
+
+describe('migrations on a host DataSource', () => {
+  it('run ours even when the host lists other migrations, recorded in the host migrations table', async () => {
+    const host = new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: [...AGENT_HOOKS_ENTITIES],
+      migrations: [],
+    });
+    await host.initialize();
+    try {
+      await expect(runAgentHooksMigrations(host)).resolves.toEqual(['AgentHooksInitialSchema1764460800000']);
+      const names = await listTables(host);
+      expect(names).toEqual(expect.arrayContaining([...AGENT_HOOKS_TABLES, 'migrations']));
+    } finally {
+      await host.destroy();
+    }
+  });
+
+  it('synchronize (unit tests only) builds the same tables from the entities alone', async () => {
+    const source = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [...AGENT_HOOKS_ENTITIES], synchronize: true });
+    await source.initialize();
+    try {
+      expect(await listTables(source)).toEqual([...AGENT_HOOKS_TABLES].sort());
+    } finally {
+      await source.destroy();
+    }
+  });
+});
+
+// Referenced so the URL the suite targets shows up in a failure message.
+test('DATABASE_URL is a postgres URL', () => {
+  expect(new URL(DATABASE_URL).protocol).toMatch(/^postgres(ql)?:$/);
+});

@@ -1,0 +1,190 @@
+/**
+ * The timeline: hook outcome rows (never payloads) stored in order, and the `OutcomeBatcher` that writes
+ * them in batches — on size, on a timer, on flush/close — without losing or reordering a record when a
+ * write fails. On a SQLite file and on PostgreSQL.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HookOutcomeRecord } from '../../../src/hooks/hook-outcome.js';
+import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js';
+import { OutcomeBatcher, type OutcomeWriter } from '../../../src/persistence/outcome-batcher.js';
+import type { NewHookOutcome } from '../../../src/persistence/records.js';
+import { eventually, testDrivers, useTestDatabase } from './test-databases.js';
+
+const DRIVERS = await testDrivers();
+
+const record = (operationId: string | undefined, hookId: string, extra: Partial<HookOutcomeRecord> = {}): HookOutcomeRecord => ({
+  ...(operationId ? { operationId } : {}),
+  point: 'afterToolCall',
+  hookId,
+  source: 'caller',
+  outcome: 'ok',
+  latencyMs: 1.25,
+  ...extra,
+});
+
+/** Counts the writes a batcher makes, and can be told to fail the next ones. */
+class CountingWriter implements OutcomeWriter {
+  readonly batches: number[] = [];
+  failNext = 0;
+
+  constructor(private readonly store: HookOutcomeStore) {}
+
+  async append(outcomes: readonly NewHookOutcome[]): Promise<void> {
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      throw new Error('injected: database unavailable');
+    }
+    this.batches.push(outcomes.length);
+    await this.store.append(outcomes);
+  }
+}
+
+describe.each(DRIVERS)('hook outcomes on %s', (driver) => {
+  const db = useTestDatabase(driver);
+  let store: HookOutcomeStore;
+  const batchers: OutcomeBatcher[] = [];
+
+  beforeAll(() => {
+    store = new HookOutcomeStore(db.dataSource);
+  });
+
+  afterEach(async () => {
+    // Leave no timer behind, whatever a test did.
+    await Promise.allSettled(batchers.splice(0).map((batcher) => batcher.close()));
+  });
+
+  const batcher = (writer: OutcomeWriter, options: ConstructorParameters<typeof OutcomeBatcher>[1] = {}) => {
+    const created = new OutcomeBatcher(writer, options);
+    batchers.push(created);
+    return created;
+  };
+  const hookIds = async (operationId: string) => (await store.listByOperation(operationId)).map((row) => row.hookId);
+
+  it('stores timeline rows and lists them by operation in seq order, with paging', async () => {
+    const operationId = randomUUID();
+    const other = randomUUID();
+    await store.append([
+      { operationId, at: '2030-01-01T00:00:00.000Z', point: 'beforeToolCall', hookId: 'policy', source: 'config', outcome: 'denied', latencyMs: 3.5 },
+      { operationId: other, at: '2030-01-01T00:00:00.001Z', point: 'on_run_start', hookId: 'x', source: 'decorator', outcome: 'ok', latencyMs: 0 },
+      { operationId, at: '2030-01-01T00:00:00.002Z', point: 'afterToolCall', hookId: 'audit', source: 'environment', outcome: 'error', errorCode: 'timeout', latencyMs: 30000 },
+    ]);
+    const rows = await store.listByOperation(operationId);
+    expect(rows).toEqual([
+      { seq: expect.any(Number), operationId, at: '2030-01-01T00:00:00.000Z', point: 'beforeToolCall', hookId: 'policy', source: 'config', outcome: 'denied', latencyMs: 3.5 },
+      { seq: expect.any(Number), operationId, at: '2030-01-01T00:00:00.002Z', point: 'afterToolCall', hookId: 'audit', source: 'environment', outcome: 'error', errorCode: 'timeout', latencyMs: 30000 },
+    ]);
+    expect(rows[0]!.seq).toBeLessThan(rows[1]!.seq);
+    expect(await store.listByOperation(operationId, { afterSeq: rows[0]!.seq })).toEqual([rows[1]]);
+    expect(await store.listByOperation(operationId, { limit: 1 })).toEqual([rows[0]]);
+  });
+
+  it('keeps no payload: the table has exactly the timeline columns', async () => {
+    const columns = (await db.dataSource.createQueryRunner().getTable(db.schema ? `${db.schema}.agent_hooks_hook_outcomes` : 'agent_hooks_hook_outcomes'))!
+      .columns.map((column) => column.name)
+      .sort();
+    expect(columns).toEqual(['at', 'error_code', 'hook_id', 'latency_ms', 'operation_id', 'outcome', 'point', 'seq', 'source']);
+  });
+
+  it('batches: a write starts as soon as maxBatch records are buffered', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const outcomes = batcher(writer, { maxBatch: 3, flushIntervalMs: 60_000 });
+    outcomes.record(record(operationId, 'a'));
+    outcomes.record(record(operationId, 'b'));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(writer.batches).toEqual([]);
+    outcomes.record(record(operationId, 'c'));
+    await eventually(async () => (await hookIds(operationId)).length === 3);
+    expect(writer.batches).toEqual([3]);
+    expect(await hookIds(operationId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('batches: a timer writes a partial batch flushIntervalMs after its first record', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const outcomes = batcher(writer, { maxBatch: 100, flushIntervalMs: 40 });
+    outcomes.record(record(operationId, 'a', { outcome: 'mocked' }));
+    outcomes.record(record(operationId, 'b', { outcome: 'allowed' }));
+    expect(outcomes.pending).toBe(2);
+    await eventually(async () => (await hookIds(operationId)).length === 2);
+    expect(writer.batches).toEqual([2]);
+    expect(outcomes.pending).toBe(0);
+  });
+
+  it('batches: close() writes what is buffered; flush() with nothing buffered writes nothing', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const outcomes = batcher(writer, { maxBatch: 100, flushIntervalMs: 60_000 });
+    await outcomes.flush();
+    expect(writer.batches).toEqual([]);
+    outcomes.record(record(operationId, 'a'));
+    outcomes.record(record(operationId, 'b', { outcome: 'notification', errorCode: undefined }));
+    await outcomes.close();
+    expect(writer.batches).toEqual([2]);
+    expect(await hookIds(operationId)).toEqual(['a', 'b']);
+  });
+
+  it('keeps the recorded order across many batches and interleaved operations', async () => {
+    const first = randomUUID();
+    const second = randomUUID();
+    const writer = new CountingWriter(store);
+    const outcomes = batcher(writer, { maxBatch: 7, flushIntervalMs: 5 });
+    const expected: Record<string, string[]> = { [first]: [], [second]: [] };
+    for (let i = 0; i < 120; i += 1) {
+      const operationId = i % 3 === 0 ? second : first;
+      expected[operationId]!.push(`h${i}`);
+      outcomes.record(record(operationId, `h${i}`));
+      if (i % 25 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await outcomes.flush();
+    expect(await hookIds(first)).toEqual(expected[first]);
+    expect(await hookIds(second)).toEqual(expected[second]);
+    expect(writer.batches.every((size) => size <= 7)).toBe(true);
+    expect(writer.batches.reduce((sum, size) => sum + size, 0)).toBe(120);
+  });
+
+  it('loses nothing when writes fail: flush rejects, the records stay buffered, and a later flush writes them once, in order', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const errors: unknown[] = [];
+    const outcomes = batcher(writer, { maxBatch: 2, flushIntervalMs: 60_000, retryDelayMs: 60_000, onError: (error) => errors.push(error) });
+    writer.failNext = 100; // the size trigger's background write fails too
+    for (const id of ['a', 'b', 'c', 'd', 'e']) outcomes.record(record(operationId, id));
+    await expect(outcomes.flush()).rejects.toThrow('injected');
+    expect(outcomes.pending).toBe(5);
+    expect(await hookIds(operationId)).toEqual([]);
+    outcomes.record(record(operationId, 'f'));
+    writer.failNext = 0;
+    await outcomes.flush();
+    expect(outcomes.pending).toBe(0);
+    expect(await hookIds(operationId)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    // The background write the size trigger started failed and was reported; the explicit flush's was thrown.
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    expect(errors.every((error) => String(error).includes('injected'))).toBe(true);
+  });
+
+  it('retries a failed background write by itself, reporting the failure', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const errors: unknown[] = [];
+    const outcomes = batcher(writer, { maxBatch: 100, flushIntervalMs: 5, retryDelayMs: 10, onError: (error) => errors.push(error) });
+    writer.failNext = 2;
+    outcomes.record(record(operationId, 'a'));
+    outcomes.record(record(operationId, 'b'));
+    await eventually(async () => (await hookIds(operationId)).length === 2);
+    expect(await hookIds(operationId)).toEqual(['a', 'b']);
+    expect(errors).toHaveLength(2);
+    expect(String(errors[0])).toContain('injected');
+  });
+
+  it('keeps only records that belong to an operation, and never throws from record()', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const outcomes = batcher(writer, { maxBatch: 100, flushIntervalMs: 60_000 });
+    expect(() => outcomes.record(record(undefined, 'outside-any-run', { point: 'before_mcp_request' }))).not.toThrow();
+    outcomes.record(record(operationId, 'inside'));
+    expect(outcomes.pending).toBe(1);
+    await outcomes.flush();
+    expect(await hookIds(operationId)).toEqual(['inside']);
+  });
+});

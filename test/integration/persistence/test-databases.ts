@@ -1,0 +1,129 @@
+/**
+ * The databases persistence tests run against (DESIGN §11): a real SQLite file in a temporary folder,
+ * and the PostgreSQL server of `DATABASE_URL` in a schema of the file's own (created fresh, dropped in
+ * `afterAll`), so test files can run in parallel. A PostgreSQL that does not answer fails the tests
+ * under `CI=true`; elsewhere it is left out of the driver list with a loud warning.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
+
+export type DriverName = 'sqlite' | 'postgres';
+
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+let probe: Promise<boolean> | undefined;
+
+async function postgresAnswers(): Promise<boolean> {
+  const probe = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 3000, poolSize: 1 });
+  try {
+    await probe.initialize();
+    await probe.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (probe.isInitialized) await probe.destroy().catch(() => undefined);
+  }
+}
+
+/** SQLite always; PostgreSQL when it answers — and always under CI, where an unreachable server must fail. */
+export async function testDrivers(): Promise<DriverName[]> {
+  probe ??= postgresAnswers();
+  if (await probe) return ['sqlite', 'postgres'];
+  if (process.env.CI === 'true') return ['sqlite', 'postgres'];
+  // eslint-disable-next-line no-console -- a skipped driver must be loud (DESIGN §11)
+  console.warn(
+    `\n!!! PostgreSQL at ${new URL(DATABASE_URL).host} does not answer: persistence tests run on SQLite ONLY.\n` +
+      '!!! Start PostgreSQL (or set DATABASE_URL) to cover both drivers; under CI=true this is a failure.\n',
+  );
+  return ['sqlite'];
+}
+
+/** A fresh schema name: lowercase, unique per file and run. */
+export function uniqueSchemaName(): string {
+  return `agent_hooks_t_${randomBytes(6).toString('hex')}`;
+}
+
+/** The `database` option for PostgreSQL in `schema`. */
+export function postgresDatabaseOption(schema: string): string {
+  const url = new URL(DATABASE_URL);
+  url.searchParams.set('schema', schema);
+  return url.toString();
+}
+
+export interface TestDatabase {
+  readonly driver: DriverName;
+  /** The open, migrated DataSource (valid between beforeAll and afterAll). */
+  readonly dataSource: DataSource;
+  /** The `database` option it was opened with. */
+  readonly option: string;
+  /** PostgreSQL: the file's own schema. */
+  readonly schema: string | undefined;
+}
+
+/** Opens a fresh database for the enclosing `describe` (beforeAll) and removes it (afterAll). */
+export function useTestDatabase(driver: DriverName, settings: { migrate?: boolean } = {}): TestDatabase {
+  let dataSource: DataSource | undefined;
+  let option = '';
+  let schema: string | undefined;
+  let folder: string | undefined;
+
+  beforeAll(async () => {
+    if (driver === 'sqlite') {
+      folder = await mkdtemp(join(tmpdir(), 'agent-hooks-persistence-'));
+      // A nested, missing folder: opening must create it.
+      option = `sqlite:${join(folder, 'nested', 'agent-hooks.sqlite')}`;
+    } else {
+      schema = uniqueSchemaName();
+      option = postgresDatabaseOption(schema);
+    }
+    dataSource = await openAgentHooksDataSource(option, { migrate: settings.migrate ?? true });
+  });
+
+  afterAll(async () => {
+    if (dataSource?.isInitialized) {
+      if (schema) await dataSource.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await dataSource.destroy();
+    }
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  return {
+    driver,
+    get dataSource(): DataSource {
+      if (!dataSource) throw new Error(`the ${driver} test database is not open (did beforeAll fail?)`);
+      return dataSource;
+    },
+    get option() {
+      return option;
+    },
+    get schema() {
+      return schema;
+    },
+  };
+}
+
+/** Polls `check` until it returns true (or fails after `timeoutMs`). */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The tables of the database (SQLite) or of the DataSource's schema (PostgreSQL), sorted. */
+export async function listTables(dataSource: DataSource): Promise<string[]> {
+  const rows: { name: string }[] =
+    dataSource.options.type === 'postgres'
+      ? await dataSource.query(
+          `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = COALESCE($1, current_schema())`,
+          [dataSource.options.schema ?? null],
+        )
+      : await dataSource.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`);
+  return rows.map((row) => row.name).sort();
+}
