@@ -9,9 +9,18 @@ import type { AgentHooksModuleOptions } from './agent-hooks.options.js';
 import { HookDispatcher } from './hooks/hook-dispatcher.js';
 import { HookExplorer } from './hooks/hook-explorer.js';
 import { HookMetadataAccessor } from './hooks/hook-metadata.accessor.js';
-import { CALLER_HOOK_VALIDATOR, ENVIRONMENT_HOOK_SOURCE, WEBHOOK_DELIVERY } from './hooks/hook-ports.js';
+import { CALLER_HOOK_VALIDATOR, ENVIRONMENT_HOOK_SOURCE, HOOK_OUTCOME_SINK, WEBHOOK_DELIVERY } from './hooks/hook-ports.js';
 import { HookReadinessWatcher } from './hooks/hook-readiness.watcher.js';
 import { HookRegistry } from './hooks/hook-registry.js';
+import { AGENTS_CONFIG_PROVIDERS } from './config/agents-config.provider.js';
+import { RuntimeDatabase } from './persistence/runtime-database.js';
+import { TimelineSink } from './persistence/timeline-sink.js';
+import { TypeOrmRuntimeStore } from './persistence/typeorm-runtime-store.js';
+import { AgentRuntime } from './runtime/agent-runtime.js';
+import { RUNTIME_STORE } from './runtime/runtime-store.port.js';
+import { StepExecutor } from './runtime/step-executor.js';
+import { ToolCallRunner } from './runtime/tool-call.runner.js';
+import { TOOLS_EXPORTS, TOOLS_PROVIDERS } from './runtime/tools/tools.providers.js';
 import { EnvironmentWebhookSource } from './webhooks/environment-hooks.js';
 import { WebhookCallerHookValidator } from './webhooks/webhook-config.schema.js';
 import { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
@@ -39,7 +48,18 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
       useFactory: (options: AgentHooksModuleOptions) => new WebhookCallerHookValidator(appUrlOf(options)),
       inject: [AGENT_HOOKS_MODULE_OPTIONS],
     },
+    // The runtime: agents from config, tools (local + MCP), persistence opened on first use.
+    ...AGENTS_CONFIG_PROVIDERS,
+    ...TOOLS_PROVIDERS,
+    RuntimeDatabase,
+    TypeOrmRuntimeStore,
+    { provide: RUNTIME_STORE, useExisting: TypeOrmRuntimeStore },
+    TimelineSink,
+    { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink },
+    ToolCallRunner,
+    StepExecutor,
+    AgentRuntime,
   ],
-  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService],
+  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, ...TOOLS_EXPORTS],
 })
 export class AgentHooksModule extends AgentHooksConfigurableModule {}

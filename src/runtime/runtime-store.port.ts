@@ -83,9 +83,3 @@ export interface RuntimeStore {
   complete(operationId: string, reason: TerminalReason, error?: { type: string; message: string }): Promise<boolean>;
 }
 export const RUNTIME_STORE = Symbol('nest-agent-hooks:RuntimeStore');
-
-/** Another writer changed the operation first (optimistic versioning). */
-export class StaleOperationError extends Error {
-  override readonly name = 'StaleOperationError';
-  readonly code = 'stale_operation';
-}

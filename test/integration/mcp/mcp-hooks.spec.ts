@@ -4,14 +4,12 @@
  * `@OnHook('before_mcp_request')` provider adds the header for chosen server ids only.
  */
 import { Injectable } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { AgentHooksModule, HookFailedError, HookInvocation, McpRequestContext, McpResponseContext, OnHook, RunContext } from '../../../src/index.js';
 import { McpServersService } from '../../../src/runtime/tools/mcp-servers.service.js';
 import { ToolCatalogService } from '../../../src/runtime/tools/tool-catalog.service.js';
 import { ToolError, type ToolDefinition, type ToolInvocation } from '../../../src/runtime/tools/tool-types.js';
 import { MCP_SERVERS, TOOLS_OPTIONS } from '../../../src/runtime/tools/tools.options.js';
-import { TOOLS_PROVIDERS } from '../../../src/runtime/tools/tools.providers.js';
 import { closedPort, startMcpServer, UNAUTHORIZED_BODY, type TestMcpServer } from './mcp-test-server.js';
 
 const TOKEN = 'mcp-test-token-8c1f';
@@ -90,23 +88,17 @@ let hooks: McpAuthHooks;
 beforeAll(async () => {
   [kb, open, guarded] = await Promise.all([startMcpServer(TOKEN), startMcpServer(TOKEN), startMcpServer(TOKEN)]);
   laterPort = await closedPort();
-  moduleRef = await Test.createTestingModule({
-    imports: [AgentHooksModule.forRoot({}), DiscoveryModule],
-    providers: [
-      ...TOOLS_PROVIDERS,
-      McpAuthHooks,
-      { provide: TOOLS_OPTIONS, useValue: { defaultTimeoutMs: 5_000, mcpConnectTimeoutMs: 2_000 } },
-      {
-        provide: MCP_SERVERS,
-        useValue: {
-          kb: { url: kb.url },
-          open: { url: open.url },
-          guarded: { url: guarded.url },
-          later: { url: `http://127.0.0.1:${laterPort}/mcp` },
-        },
-      },
-    ],
-  }).compile();
+  moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers: [McpAuthHooks] })
+    .overrideProvider(TOOLS_OPTIONS)
+    .useValue({ defaultTimeoutMs: 5_000, mcpConnectTimeoutMs: 2_000 })
+    .overrideProvider(MCP_SERVERS)
+    .useValue({
+      kb: { url: kb.url },
+      open: { url: open.url },
+      guarded: { url: guarded.url },
+      later: { url: `http://127.0.0.1:${laterPort}/mcp` },
+    })
+    .compile();
   // An unreachable server (`later`) never stops the start.
   await moduleRef.init();
   catalog = moduleRef.get(ToolCatalogService);

@@ -192,7 +192,6 @@ export interface Booted {
  * core from the webhooks room: the module's own delivery, environment source and caller-hook validator are
  * overridden (with the test's port, or with none), the way a host app overrides providers in its tests.
  *
- * The outcome sink goes into a `@Global()` module, as a host app would provide it anywhere in the app.
  * `boot` checks the wiring.
  */
 export async function boot(options: BootOptions = {}): Promise<Booted> {
@@ -210,11 +209,13 @@ export async function boot(options: BootOptions = {}): Promise<Booted> {
     .useValue(options.environment ?? null)
     .overrideProvider(CALLER_HOOK_VALIDATOR)
     .useValue(null)
+    .overrideProvider(HOOK_OUTCOME_SINK)
+    .useValue(options.sink ?? null)
     .compile();
   await moduleRef.init();
   const dispatcher = moduleRef.get(HookDispatcher);
   const wired = dispatcher as unknown as { delivery?: unknown; environment?: unknown; sink?: unknown };
-  if ((wired.delivery ?? undefined) !== options.delivery || (wired.environment ?? undefined) !== options.environment || wired.sink !== options.sink) {
+  if ((wired.delivery ?? undefined) !== options.delivery || (wired.environment ?? undefined) !== options.environment || (wired.sink ?? undefined) !== options.sink) {
     await moduleRef.close();
     throw new Error('test kit: the dispatcher did not receive the ports it was given');
   }

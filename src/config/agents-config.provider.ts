@@ -1,0 +1,34 @@
+/**
+ * The loaded agents.yaml as a provider. Without `configFile` the module runs with no agents (an app that
+ * only uses hooks, or registers everything in code); a bad file fails the bootstrap with file:line:key.
+ */
+import type { Provider } from '@nestjs/common';
+import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
+import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import { AGENT_DIRECTORY } from '../runtime/agent-directory.port.js';
+import { MCP_SERVERS, TOOLS_OPTIONS } from '../runtime/tools/tools.options.js';
+import type { AgentsConfig } from './agents-config.js';
+import { loadAgentsConfigSync } from './agents-config.loader.js';
+import { ConfigAgentDirectory } from './config-agent-directory.js';
+
+export const AGENTS_CONFIG = Symbol('nest-agent-hooks:AgentsConfig');
+
+const EMPTY: Pick<AgentsConfig, 'system' | 'metadata' | 'models' | 'mcpServers' | 'agents'> = {
+  system: 'nest-agent-hooks',
+  metadata: {},
+  models: {},
+  mcpServers: {},
+  agents: {},
+};
+
+export const AGENTS_CONFIG_PROVIDERS: Provider[] = [
+  {
+    provide: AGENTS_CONFIG,
+    useFactory: (options: AgentHooksModuleOptions) => (options.configFile ? loadAgentsConfigSync(options.configFile) : EMPTY),
+    inject: [AGENT_HOOKS_MODULE_OPTIONS],
+  },
+  { provide: ConfigAgentDirectory, useFactory: (config: AgentsConfig) => new ConfigAgentDirectory(config), inject: [AGENTS_CONFIG] },
+  { provide: AGENT_DIRECTORY, useExisting: ConfigAgentDirectory },
+  { provide: MCP_SERVERS, useFactory: (config: AgentsConfig) => config.mcpServers ?? {}, inject: [AGENTS_CONFIG] },
+  { provide: TOOLS_OPTIONS, useValue: {} },
+];

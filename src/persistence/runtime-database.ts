@@ -1,0 +1,76 @@
+/**
+ * The runtime's database, opened (and migrated) on first use: an app that only uses hooks never opens
+ * one. Closing flushes the timeline batcher before the DataSource goes.
+ */
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
+import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import { CallerHookStore } from './caller-hook.store.js';
+import { HookOutcomeStore } from './hook-outcome.store.js';
+import { MessageStore } from './message.store.js';
+import { openAgentHooksDataSource } from './open-data-source.js';
+import { OperationStore } from './operation.store.js';
+import { OutcomeBatcher } from './outcome-batcher.js';
+import { StepCommitStore } from './step-commit.store.js';
+
+export interface RuntimeStores {
+  dataSource: DataSource;
+  operations: OperationStore;
+  callerHooks: CallerHookStore;
+  messages: MessageStore;
+  commits: StepCommitStore;
+  outcomes: HookOutcomeStore;
+  timeline: OutcomeBatcher;
+}
+
+@Injectable()
+export class RuntimeDatabase implements OnApplicationShutdown {
+  private readonly logger = new Logger('AgentHooksDatabase');
+  private opening: Promise<RuntimeStores> | undefined;
+  private opened: RuntimeStores | undefined;
+
+  constructor(@Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions) {}
+
+  /** The stores, opening the database and running migrations the first time. */
+  stores(): Promise<RuntimeStores> {
+    this.opening ??= this.open().catch((error: unknown) => {
+      this.opening = undefined; // a later call may retry (e.g. PostgreSQL was still starting)
+      throw error;
+    });
+    return this.opening;
+  }
+
+  /** The stores if the database is already open, without opening it. */
+  get current(): RuntimeStores | undefined {
+    return this.opened;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const stores = this.opened ?? (this.opening ? await this.opening.catch(() => undefined) : undefined);
+    if (!stores) return;
+    await stores.timeline.close().catch(() => this.logger.error('could not flush the hook timeline'));
+    await stores.dataSource.destroy();
+    this.opened = undefined;
+    this.opening = undefined;
+  }
+
+  private async open(): Promise<RuntimeStores> {
+    if (this.options.database === 'host') {
+      throw new Error("database: 'host' needs the host's DataSource; it is not supported by this build yet");
+    }
+    const dataSource = await openAgentHooksDataSource(this.options.database as never, { migrate: true });
+    const outcomes = new HookOutcomeStore(dataSource);
+    const stores: RuntimeStores = {
+      dataSource,
+      operations: new OperationStore(dataSource),
+      callerHooks: new CallerHookStore(dataSource),
+      messages: new MessageStore(dataSource),
+      commits: new StepCommitStore(dataSource),
+      outcomes,
+      timeline: new OutcomeBatcher(outcomes),
+    };
+    this.opened = stores;
+    return stores;
+  }
+}
