@@ -90,3 +90,47 @@ export {
   CriticalHookDeliveryError,
 } from './hooks/hook-errors.js';
 export type { CriticalDeliveryFailure } from './hooks/hook-errors.js';
+
+// Runtime (DESIGN §6)
+export { AgentRuntime, restoredContext } from './runtime/agent-runtime.js';
+export type { ExecAgentInput, OperationResult } from './runtime/agent-runtime.js';
+export { UnknownAgentError, RunLimitError, RunCancelledError, RunFailedError } from './runtime/runtime-errors.js';
+export { Tool, TOOL_METADATA } from './runtime/tools/tool.decorator.js';
+export type { ToolOptions } from './runtime/tools/tool.decorator.js';
+export type { LocalToolContext } from './runtime/tools/local-tool.js';
+export { ToolError, TOOL_CATALOG } from './runtime/tools/tool-types.js';
+export type { ToolCatalog, ToolDefinition, ToolInvocation } from './runtime/tools/tool-types.js';
+export { MCP_SERVERS, TOOLS_OPTIONS } from './runtime/tools/tools.options.js';
+export type { McpServersConfig, ToolsOptions } from './runtime/tools/tools.options.js';
+export { buildToolCallHookContext } from './runtime/tools/tool-context.builder.js';
+export { ModelError } from './runtime/models/chat-model.js';
+export type { ChatModel, ChatMessage, ChatRequest, ChatResponse, ChatUsage, ModelToolCall, ModelToolSpec } from './runtime/models/chat-model.js';
+export { ScriptedChatModel } from './runtime/models/scripted-chat-model.js';
+export { OpenAiChatModel } from './runtime/models/openai-chat-model.js';
+export { createChatModel } from './runtime/models/create-chat-model.js';
+export { AGENT_DIRECTORY } from './runtime/agent-directory.port.js';
+export type { AgentDirectory, ResolvedAgent, AgentLimits } from './runtime/agent-directory.port.js';
+export { RUNTIME_STORE } from './runtime/runtime-store.port.js';
+export type { RuntimeStore, StoredOperation, StoredMessage, StoredCallerHook, StoredRunContext } from './runtime/runtime-store.port.js';
+
+// Config (DESIGN §8)
+export { loadAgentsConfig, loadAgentsConfigSync, parseAgentsConfig } from './config/agents-config.loader.js';
+export type { AgentsConfig } from './config/agents-config.js';
+export { AgentsConfigError } from './config/config-error.js';
+
+// Persistence (DESIGN §5): for host apps running our migrations in their own pipeline
+export { AGENT_HOOKS_ENTITIES } from './persistence/agent-hooks-entities.js';
+export { AGENT_HOOKS_MIGRATIONS } from './persistence/migrations/agent-hooks-migrations.js';
+export { runAgentHooksMigrations } from './persistence/run-migrations.js';
+export { createDataSourceOptions } from './persistence/data-source-options.js';
+export { RuntimeDatabase } from './persistence/runtime-database.js';
+
+// Webhooks
+export { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
+export { WebhookError } from './webhooks/webhook-error.js';
+export type { WebhookErrorCode } from './webhooks/webhook-error.js';
+export { USER_DIRECTORY } from './webhooks/user-directory.js';
+export type { UserDirectory } from './webhooks/user-directory.js';
+export { QUEUED_WEBHOOK_DELIVERY } from './webhooks/queued-delivery.port.js';
+export type { QueuedDeliveryPort, QueuedWebhook } from './webhooks/queued-delivery.port.js';
+export { redactResultForEvents } from './webhooks/payload-builder.js';

@@ -1,6 +1,7 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import { RuntimeDatabase } from '../persistence/runtime-database.js';
 import { ServerModule } from './server.module.js';
 
 export interface ServeOptions extends AgentHooksModuleOptions {
@@ -13,6 +14,8 @@ export interface ServeOptions extends AgentHooksModuleOptions {
 export async function bootstrapServer(options: ServeOptions): Promise<INestApplication> {
   const { host, port, ...moduleOptions } = options;
   const app = await NestFactory.create(ServerModule.forRoot(moduleOptions), { logger: ['log', 'warn', 'error'] });
+  // Open the database and run migrations before serving (DESIGN §5: migrations run at start).
+  await app.get(RuntimeDatabase).stores();
   await app.listen(port, host);
   const address = app.getHttpServer().address() as { port: number } | string | null;
   const actualPort = typeof address === 'object' && address ? address.port : port;

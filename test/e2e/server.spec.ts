@@ -1,5 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import { AgentRuntime } from '../../src/runtime/agent-runtime.js';
 import { bootstrapServer } from '../../src/server/bootstrap-server.js';
 
 // Nest colours its log lines; strip the escape codes before matching.
@@ -30,26 +34,35 @@ function runCli(args: string[]): { status: number; output: string } {
   }
 }
 
+let dir: string;
+
 describe('standalone server', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
   beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-hooks-server-'));
     // `npm test` builds first; this keeps a lone `jest` run working too.
     execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'pipe' });
   });
 
   it('answers /healthz once the module has booted (in process)', async () => {
-    const app: INestApplication = await bootstrapServer({ host: '127.0.0.1', port: 0 });
+    const app: INestApplication = await bootstrapServer({ host: '127.0.0.1', port: 0, configFile: 'config/agents.yaml', database: `sqlite:${join(dir, 'in-process.sqlite')}` });
     try {
       const { port } = app.getHttpServer().address() as { port: number };
       const response = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ status: 'ok' });
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      // The offline quickstart runs end to end through the server's runtime: scripted model + clock/now.
+      const result = await app.get(AgentRuntime).run('What time is it?', { agentId: 'assistant' });
+      expect(result.content).toMatch(/^It is \d{4}-\d{2}-\d{2}T/);
     } finally {
       await app.close();
     }
   });
 
   it('agentctl serve --port 0 prints one "listening on" line, serves /healthz and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['dist/cli/agentctl.js', 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/cli/agentctl.js', 'serve', '--port', '0', '--database', `sqlite:${join(dir, 'cli.sqlite')}`], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await waitForListening(child);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
