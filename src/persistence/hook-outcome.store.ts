@@ -5,13 +5,14 @@
  */
 import type { DataSource } from 'typeorm';
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
-import { insertValues } from './entity-values.js';
+import { dialectOf, qualifiedTable } from './dialect.js';
 import { toHookOutcomeRow } from './record-mappers.js';
 import type { HookOutcomeRow, NewHookOutcome } from './records.js';
 import { StoreDatabase } from './store-database.js';
 
 /** Rows per INSERT: 9 parameters each keeps a statement far below both drivers' bound-parameter limits. */
 const ROWS_PER_INSERT = 500;
+const COLUMNS = ['operation_id', 'at', 'point', 'hook_id', 'source', 'outcome', 'error_code', 'latency_ms'].map((name) => `"${name}"`);
 
 export interface TimelinePage {
   /** Only rows with a greater `seq` (for polling or paging). */
@@ -22,34 +23,30 @@ export interface TimelinePage {
 export class HookOutcomeStore {
   private readonly db: StoreDatabase;
 
-  constructor(dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource) {
     this.db = StoreDatabase.for(dataSource);
   }
 
-  /** Inserts `outcomes` in order, all or none (rows get increasing `seq` in that order). */
+  /**
+   * Inserts `outcomes` in order, all or none (rows get increasing `seq` in that order). Plain parameterized
+   * SQL rather than the query builder: this runs for every hook invocation, and the builder's per-row work
+   * was most of a hooked step's overhead (bench:runtime).
+   */
   async append(outcomes: readonly NewHookOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const rows = outcomes.map((outcome) =>
-      insertValues<Omit<HookOutcomeEntity, 'seq'>>({
-        operationId: outcome.operationId,
-        at: outcome.at,
-        point: outcome.point,
-        hookId: outcome.hookId,
-        source: outcome.source,
-        outcome: outcome.outcome,
-        errorCode: outcome.errorCode ?? null,
-        latencyMs: outcome.latencyMs,
-      }),
-    );
+    const postgres = dialectOf(this.dataSource) === 'postgres';
+    const table = qualifiedTable(this.dataSource, 'agent_hooks_hook_outcomes');
     await this.db.transaction(async (manager) => {
-      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(HookOutcomeEntity)
-          .values(rows.slice(start, start + ROWS_PER_INSERT))
-          .updateEntity(false)
-          .execute();
+      for (let start = 0; start < outcomes.length; start += ROWS_PER_INSERT) {
+        const chunk = outcomes.slice(start, start + ROWS_PER_INSERT);
+        const params: unknown[] = [];
+        const tuples = chunk.map((outcome) => {
+          const first = params.length;
+          params.push(outcome.operationId, outcome.at, outcome.point, outcome.hookId, outcome.source, outcome.outcome, outcome.errorCode ?? null, outcome.latencyMs);
+          const marks = COLUMNS.map((_, i) => (postgres ? `$${first + i + 1}` : '?'));
+          return `(${marks.join(', ')})`;
+        });
+        await manager.query(`INSERT INTO ${table} (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params);
       }
     });
   }
