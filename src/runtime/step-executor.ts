@@ -9,6 +9,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AgentEventBase, TerminalReason, ToolResultSummary, UsageTotals } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
+import type { AgentHookPoint } from '../hooks/hook-points.js';
+import { HookRegistry } from '../hooks/hook-registry.js';
 import { AGENT_DIRECTORY, type AgentDirectory, type ResolvedAgent } from './agent-directory.port.js';
 import type { ChatMessage, ModelToolCall } from './models/chat-model.js';
 import { RUNTIME_STORE, type RuntimeStore, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
@@ -28,6 +30,7 @@ export type StepResult = { terminal: TerminalReason } | undefined;
 export class StepExecutor {
   constructor(
     private readonly dispatcher: HookDispatcher,
+    private readonly registry: HookRegistry,
     private readonly tools: ToolCallRunner,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
@@ -43,6 +46,7 @@ export class StepExecutor {
     if (operation.stepIndex >= agent.limits.maxSteps) return { terminal: 'max_steps' };
     if (agent.limits.maxCostUsd !== undefined && operation.usage.costUsd >= agent.limits.maxCostUsd) return { terminal: 'cost_limit' };
 
+    await this.restoreCallerHooks(operationId);
     const messages = await this.store.messages(operationId);
     const base = (): Omit<AgentEventBase, 'type'> => this.eventBase(operation, runContext);
     let assistant = lastAssistantWithOpenCalls(messages);
@@ -106,6 +110,21 @@ export class StepExecutor {
     if (calls.length === 0) return { terminal: 'done' };
     if (signal.aborted) return { terminal: 'interrupted' };
     return undefined;
+  }
+
+  /**
+   * A step run by a process that did not start the operation (after a restart; in queue mode, any worker)
+   * restores the persisted caller webhooks, in order, templates as stored (L2, W3). Handler functions are
+   * gone with the process that registered them.
+   */
+  private async restoreCallerHooks(operationId: string): Promise<void> {
+    if (this.registry.hasCallerHooks(operationId)) return;
+    const stored = await this.store.callerHooks(operationId);
+    if (stored.length === 0) return;
+    this.registry.register(
+      operationId,
+      stored.map((hook) => ({ id: hook.hookId, type: hook.type as AgentHookPoint, webhook: hook.webhook, ...(hook.matcher ? { matcher: hook.matcher } : {}) })),
+    );
   }
 
   private async load(operationId: string): Promise<StoredOperation> {
