@@ -17,6 +17,7 @@ import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { TimelineSink } from './persistence/timeline-sink.js';
 import { TypeOrmRuntimeStore } from './persistence/typeorm-runtime-store.js';
 import { AgentRuntime } from './runtime/agent-runtime.js';
+import { EngineLifecycle } from './runtime/engine-lifecycle.js';
 import { RUNTIME_STORE } from './runtime/runtime-store.port.js';
 import { StepExecutor } from './runtime/step-executor.js';
 import { ToolCallRunner } from './runtime/tool-call.runner.js';
@@ -59,6 +60,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     ToolCallRunner,
     StepExecutor,
     AgentRuntime,
+    EngineLifecycle,
   ],
   exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, ...TOOLS_EXPORTS],
 })

@@ -26,11 +26,16 @@ import {
   type HookErrorEvent,
   type HookOutcomeRecord,
 } from '../../../src/index.js';
+import { EngineLifecycle } from '../../../src/runtime/engine-lifecycle.js';
 
 const opened: TestingModule[] = [];
 
 async function boot(...providers: Type[]): Promise<{ moduleRef: TestingModule; dispatcher: HookDispatcher }> {
-  const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers }).compile();
+  // The engine lifecycle would fire on_engine_start at bootstrap; these tests dispatch every point themselves.
+  const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers })
+    .overrideProvider(EngineLifecycle)
+    .useValue({})
+    .compile();
   opened.push(moduleRef);
   await moduleRef.init();
   return { moduleRef, dispatcher: moduleRef.get(HookDispatcher) };

@@ -161,7 +161,7 @@ describe('discovery: decorators', () => {
     const calls: string[] = [];
     @Injectable()
     class FeatureHooks {
-      @OnHook('on_engine_start')
+      @OnHook('on_run_end')
       start() {
         calls.push('feature');
       }
@@ -171,7 +171,7 @@ describe('discovery: decorators', () => {
     const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({}), FeatureModule] }).compile();
     opened.push(moduleRef);
     await moduleRef.init();
-    await moduleRef.get(HookDispatcher).dispatch('on_engine_start', { systemName: 's', metadata: {} } as never);
+    await moduleRef.get(HookDispatcher).dispatch('on_run_end', { runId: 'r' } as never);
     expect(calls).toEqual(['feature']);
   });
 

@@ -281,6 +281,7 @@ describe('the @nestjs/event-emitter bridge (DESIGN §10)', () => {
       }
     }
     const moduleRef = await boot([EventEmitterModule.forRoot({ wildcard: true }), AgentHooksModule.forRoot({})], [Wild]);
+    received.length = 0; // bootstrap already announced on_engine_start
     const run = new RunContext({ runId: 'r' });
     await moduleRef.get(HookDispatcher).transform('on_run_start', run);
     await moduleRef.get(HookDispatcher).dispatch('afterStep', step(2));
