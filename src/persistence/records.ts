@@ -8,15 +8,9 @@ import type { HookOutcome } from '../hooks/hook-outcome.js';
 import type { HookPoint } from '../hooks/hook-points.js';
 import type { HookSource } from '../hooks/registered-hook.js';
 
-export type OperationStatus = 'running' | 'waiting' | 'completed';
-
-/** The run context as stored: an allow-list, never a secret (DESIGN §5; see `run-context-snapshot.ts`). */
-export interface StoredRunContext {
-  userId?: string;
-  organizationId?: string;
-  scopes?: string[];
-  metadata?: Record<string, unknown>;
-}
+// The runtime's store port defines these shapes; persistence implements the port.
+export type { OperationStatus, StoredRunContext } from '../runtime/runtime-store.port.js';
+import type { OperationStatus, StoredRunContext } from '../runtime/runtime-store.port.js';
 
 export interface OperationRecord {
   id: string;

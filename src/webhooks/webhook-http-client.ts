@@ -7,7 +7,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { guardedConnector } from './guarded-connector.js';
-import { RequestDeadline } from './request-deadline.js';
+import { RequestDeadline } from '../common/request-deadline.js';
 import { CONTROL_BODY_LIMIT, readControlBody } from './response-body.js';
 import { SsrfGuard } from './ssrf-guard.js';
 import { WebhookError } from './webhook-error.js';

@@ -8,7 +8,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { ModelError, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js';
 import type { OpenAiModelConfig } from './model-config.js';
-import { ModelDeadline } from './model-deadline.js';
+import { RequestDeadline } from '../../common/request-deadline.js';
 import { ToolNameTable } from './openai-tool-names.js';
 import { fromWireResponse, toWireRequest } from './openai-wire.js';
 
@@ -55,7 +55,7 @@ export class OpenAiChatModel implements ChatModel {
     if (chat.signal?.aborted) throw cancelled(where);
     const names = new ToolNameTable(chat.tools);
     const body = JSON.stringify(toWireRequest(this.config.model, chat));
-    const deadline = new ModelDeadline(this.timeoutMs, chat.signal);
+    const deadline = new RequestDeadline(this.timeoutMs, chat.signal);
     try {
       const response = await request(url, {
         dispatcher: this.agent,
@@ -163,7 +163,7 @@ function cancelled(where: string): ModelError {
  * ourselves, then the deadline, then transport failures, of which only the error code is kept (a
  * transport message may quote a header, and the Authorization header holds the key).
  */
-function failure(error: unknown, deadline: ModelDeadline, where: string): ModelError {
+function failure(error: unknown, deadline: RequestDeadline, where: string): ModelError {
   if (deadline.cancelled) return error instanceof ModelError && error.code === 'cancelled' ? error : cancelled(where);
   if (error instanceof ModelError) return error;
   if (deadline.timedOut) return new ModelError('timeout', `call to ${where} timed out after ${deadline.timeoutMs} ms`);

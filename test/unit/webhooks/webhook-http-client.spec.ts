@@ -7,7 +7,7 @@ import { getEventListeners } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { WebhookError } from '../../../src/webhooks/webhook-error.js';
 import { WebhookHttpClient, type WebhookPostRequest } from '../../../src/webhooks/webhook-http-client.js';
-import { RequestDeadline } from '../../../src/webhooks/request-deadline.js';
+import { RequestDeadline } from '../../../src/common/request-deadline.js';
 import { later, startReceiver, streamBytes, writeForever, type LoopbackReceiver } from './loopback-receiver.js';
 
 const LOOPBACK = ['127.0.0.0/8'];

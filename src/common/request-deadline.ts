@@ -1,21 +1,28 @@
 /**
- * One abort signal per webhook request that fires on the request's single deadline (connect, headers and
- * body together) or when the caller aborts, remembering which came first so errors can say `timeout` or
- * `cancelled`. Cancellation is reported whenever the caller aborted, even if the deadline also passed.
+ * One abort signal per outgoing request (a webhook, a model call) that fires on the request's single
+ * deadline (connect, headers and body together) or when the caller aborts, remembering which came first
+ * so errors can say `timeout` or `cancelled`. Cancellation is reported whenever the caller aborted, even
+ * if the deadline also passed.
  */
+/** The largest delay `setTimeout` honours. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
 export class RequestDeadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private expired = false;
 
+  readonly timeoutMs: number;
+
   constructor(
-    readonly timeoutMs: number,
+    timeoutMs: number,
     private readonly caller?: AbortSignal,
   ) {
+    this.timeoutMs = Math.min(Math.max(1, Math.ceil(timeoutMs)), MAX_TIMEOUT_MS);
     this.timer = setTimeout(() => {
       this.expired = true;
-      this.controller.abort(new Error('webhook deadline passed'));
-    }, timeoutMs);
+      this.controller.abort(new Error('deadline passed'));
+    }, this.timeoutMs);
     // The deadline alone never keeps the process alive.
     this.timer.unref();
     caller?.addEventListener('abort', this.onCallerAbort, { once: true });
@@ -42,6 +49,6 @@ export class RequestDeadline {
   }
 
   private readonly onCallerAbort = (): void => {
-    this.controller.abort(new Error('webhook request cancelled'));
+    this.controller.abort(new Error('request cancelled'));
   };
 }
