@@ -45,6 +45,9 @@ interface LiveOperation {
   done: Promise<OperationResult>;
 }
 
+/** How often `done` of an operation driven elsewhere checks the database. */
+const COMPLETION_POLL_MS = 200;
+
 @Injectable()
 export class AgentRuntime implements OnApplicationShutdown {
   private readonly logger = new Logger('AgentRuntime');
@@ -60,6 +63,11 @@ export class AgentRuntime implements OnApplicationShutdown {
 
   /** Starts an operation; `done` resolves with `{ status: 'completed', reason }` whatever the reason. */
   async execAgent(input: ExecAgentInput): Promise<{ operationId: string; done: Promise<OperationResult> }> {
+    const { operationId, done } = await this.start(input);
+    return { operationId, done };
+  }
+
+  private async start(input: ExecAgentInput): Promise<{ operationId: string; done: Promise<OperationResult>; live?: LiveOperation }> {
     if (!this.agents.agent(input.agentId)) throw new UnknownAgentError(input.agentId);
     if (typeof input.prompt !== 'string') throw new TypeError('prompt must be a string');
     const operationId = randomUUID();
@@ -77,8 +85,9 @@ export class AgentRuntime implements OnApplicationShutdown {
       ...(input.context?.authContext ? { authContext: input.context.authContext } : {}),
       metadata: { ...(input.context?.metadata ?? {}) },
     });
+    let stored;
     try {
-      await this.store.createOperation({
+      stored = await this.store.createOperation({
         id: operationId,
         agentId: input.agentId,
         prompt: input.prompt,
@@ -91,6 +100,12 @@ export class AgentRuntime implements OnApplicationShutdown {
       this.registry.unregister(operationId);
       throw error;
     }
+    if (stored.id !== operationId) {
+      // The idempotency key named an existing operation: answer with it, start nothing new.
+      this.registry.unregister(operationId);
+      const existing = this.live.get(stored.id);
+      return { operationId: stored.id, done: existing?.done ?? this.whenCompleted(stored.id), ...(existing ? { live: existing } : {}) };
+    }
     const live: LiveOperation = {
       controller: new AbortController(),
       runContext,
@@ -101,13 +116,12 @@ export class AgentRuntime implements OnApplicationShutdown {
     };
     this.live.set(operationId, live);
     live.done = this.drive(operationId, live);
-    return { operationId, done: live.done };
+    return { operationId, done: live.done, live };
   }
 
   /** Runs to the end; resolves on reason `done`, else rejects with the original error or a typed one. */
   async run(message: string, options: { agentId: string; context?: RunContext; hooks?: AgentHook[] }): Promise<OperationResult> {
-    const { operationId, done } = await this.execAgent({ agentId: options.agentId, prompt: message, ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.context ? { context: options.context } : {}) });
-    const live = this.live.get(operationId);
+    const { operationId, done, live } = await this.start({ agentId: options.agentId, prompt: message, ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.context ? { context: options.context } : {}) });
     const result = await done;
     if (result.reason === 'done') return result;
     if (result.reason === 'max_steps' || result.reason === 'cost_limit') throw new RunLimitError(result.reason, operationId);
@@ -125,6 +139,19 @@ export class AgentRuntime implements OnApplicationShutdown {
     const operation = await this.store.getOperation(operationId);
     if (!operation) throw new Error(`operation ${operationId} does not exist`);
     if (operation.status !== 'completed') await this.store.complete(operationId, 'interrupted');
+  }
+
+  /** An operation this process is not driving: resolves once the database shows it completed. */
+  private async whenCompleted(operationId: string): Promise<OperationResult> {
+    for (;;) {
+      const operation = await this.store.getOperation(operationId);
+      if (!operation) throw new Error(`operation ${operationId} does not exist`);
+      if (operation.status === 'completed') {
+        const lastAssistant = (await this.store.messages(operationId)).findLast((m) => m.role === 'assistant');
+        return { operationId, status: 'completed', reason: operation.reason ?? 'done', content: lastAssistant?.content ?? '', usage: operation.usage };
+      }
+      await new Promise((resolve) => setTimeout(resolve, COMPLETION_POLL_MS).unref());
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

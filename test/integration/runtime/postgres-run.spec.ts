@@ -1,0 +1,125 @@
+/**
+ * The plain run of the trace test on PostgreSQL (DESIGN §5, §11): the same hook order, the same messages
+ * published, the operation and its caller hooks round-tripped, in a schema of this file's own (dropped in
+ * afterAll). An unreachable PostgreSQL fails under CI=true; elsewhere the tests warn loudly and return early.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName } from '../persistence/test-databases.js';
+import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
+import { bootRuntime, guardUnhandledRejections, pointsOf, within, type RuntimeApp } from './runtime-test-kit.js';
+
+const CONFIG = `
+system: postgres-run-test
+models:
+  plain:
+    provider: scripted
+    costPerTokenUsd: 0.001
+    script:
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - content: "It is {{lastToolResult}}."
+agents:
+  assistant: { model: plain, tools: [ "clock/*" ] }
+`;
+
+@Injectable()
+class Clock {
+  @Tool({ identifier: 'clock', apiName: 'now', description: 'time', parameters: { type: 'object', properties: {} } })
+  now(): string {
+    return '2026-11-30T00:00:00Z';
+  }
+}
+
+guardUnhandledRejections();
+
+const schema = uniqueSchemaName();
+let available = false;
+let app: RuntimeApp | undefined;
+let receiver: Server | undefined;
+let base = '';
+const notified: string[] = [];
+
+beforeAll(async () => {
+  // testDrivers() keeps PostgreSQL under CI=true even when it does not answer (the boot below then fails),
+  // and warns loudly when it leaves it out elsewhere.
+  available = (await testDrivers()).includes('postgres');
+  if (!available) {
+    // eslint-disable-next-line no-console -- a skipped database must be loud (DESIGN §11)
+    console.warn('!!! runtime/postgres-run.spec.ts: PostgreSQL does not answer; the PostgreSQL run is NOT tested.');
+    return;
+  }
+  receiver = createServer((req, res) => {
+    notified.push(req.headers.authorization ?? '');
+    req.resume();
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  process.env.PG_HOOK_TOKEN = 'pg-token-value';
+  app = await bootRuntime({ config: CONFIG, providers: [Clock], database: postgresDatabaseOption(schema), webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+}, 30_000);
+
+afterAll(async () => {
+  await app?.close();
+  delete process.env.PG_HOOK_TOKEN;
+  if (receiver) await new Promise<void>((resolve) => receiver!.close(() => resolve()));
+  if (!available) return;
+  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
+  await admin.initialize();
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await admin.destroy();
+  }
+}, 30_000);
+
+describe('a plain run on PostgreSQL', () => {
+  it('same order, same published messages, operation and caller hooks round-tripped', async () => {
+    if (!app) return; // warned by testDrivers(); under CI=true beforeAll has already failed
+    const { operationId, done } = await app.runtime.execAgent({
+      agentId: 'assistant',
+      prompt: 'What time is it?',
+      hooks: [{ id: 'notify', type: 'onComplete', webhook: { url: `${base}/done`, headers: { Authorization: 'Bearer ${PG_HOOK_TOKEN}' }, allowedEnvVars: ['PG_HOOK_TOKEN'] } }],
+    });
+    const result = await within(done, 'done', 20_000);
+    expect(result).toMatchObject({ status: 'completed', reason: 'done', content: 'It is 2026-11-30T00:00:00Z.' });
+
+    expect(pointsOf(app.events, operationId)).toEqual([
+      'on_run_start',
+      'beforeStep',
+      'before_tool_call',
+      'beforeToolCall',
+      'transform_tool_result',
+      'afterToolCall',
+      'after_tool_call',
+      'afterStep',
+      'beforeStep',
+      'afterStep',
+      'onComplete',
+      'on_run_end',
+    ]);
+    const messages = await app.store.messages(operationId);
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'What time is it?'],
+      ['assistant', ''],
+      ['tool', '2026-11-30T00:00:00Z'],
+      ['assistant', 'It is 2026-11-30T00:00:00Z.'],
+    ]);
+    expect(messages[1]!.toolCalls).toEqual([{ id: 'call_0_0', identifier: 'clock', apiName: 'now', args: {} }]);
+    expect(messages[2]).toMatchObject({ toolCallId: 'call_0_0', identifier: 'clock', apiName: 'now' });
+    expect(messages.map((m) => m.seq)).toEqual([...messages.map((m) => m.seq)].sort((a, b) => a - b));
+
+    const operation = await app.store.getOperation(operationId);
+    expect(operation).toMatchObject({ agentId: 'assistant', status: 'completed', reason: 'done', stepIndex: 2 });
+    expect(operation!.usage).toEqual(result.usage);
+    expect(operation!.usage.costUsd).toBeGreaterThan(0);
+    expect(await app.store.callerHooks(operationId)).toEqual([
+      expect.objectContaining({ hookId: 'notify', type: 'onComplete', webhook: expect.objectContaining({ headers: { Authorization: 'Bearer ${PG_HOOK_TOKEN}' } }) }),
+    ]);
+    expect(JSON.stringify(await app.store.callerHooks(operationId))).not.toContain('pg-token-value');
+    expect(notified).toEqual(['Bearer pg-token-value']);
+    expect(app.registry.operationCount).toBe(0);
+  });
+});
