@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { bootstrapServer, closeOnSignals } from '../server/bootstrap-server.js';
+import { runCommand } from './run-command.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -48,6 +49,18 @@ export function buildProgram(): Command {
       closeOnSignals(app);
     });
 
+  program
+    .command('run')
+    .description('run one operation and print the answer and the hook timeline')
+    .argument('<agentId>', 'an agent of the config')
+    .argument('<prompt>', 'what to ask')
+    .option('--config <file>', 'agents config file', 'config/agents.yaml')
+    .option('--database <url>', 'sqlite:./data/agent-hooks.sqlite or postgres://…', 'sqlite:./data/agent-hooks.sqlite')
+    .action(async (agentId: string, prompt: string, opts: { config: string; database: string }) => {
+      const code = await runCommand(agentId, prompt, opts, process.stdout);
+      if (code !== 0) process.exitCode = code;
+    });
+
   return program;
 }
 
@@ -58,7 +71,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     process.stderr.write(`agentctl: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    // Bad usage or config (an unknown agent, an invalid config file) is 2; anything else failed (1).
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'unknown_agent' || code === 'configuration' ? 2 : 1;
   }
 }
 

@@ -76,6 +76,16 @@ describe('standalone server', () => {
     }
   });
 
+  it('agentctl run prints the answer and the operation summary; an unknown agent exits 2', () => {
+    const ok = runCli(['run', 'assistant', 'What time is it?', '--database', `sqlite:${join(dir, 'run.sqlite')}`]);
+    expect(ok.status).toBe(0);
+    expect(ok.output).toMatch(/^It is \d{4}-\d{2}-\d{2}T[^\n]*\.\n/);
+    expect(ok.output).toMatch(/operation [0-9a-f-]{36}: done/);
+    const unknown = runCli(['run', 'nobody', 'hi', '--database', `sqlite:${join(dir, 'run.sqlite')}`]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.output).toContain('unknown agent "nobody"');
+  });
+
   it('agentctl exits 2 on bad usage and 0 on --help', () => {
     expect(runCli(['--help']).status).toBe(0);
     const badPort = runCli(['serve', '--port', 'abc']);

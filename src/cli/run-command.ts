@@ -1,0 +1,40 @@
+/**
+ * `agentctl run <agentId> "<prompt>"`: runs one operation in-process on the configured database and prints
+ * the answer and the hook timeline (point, hook, source, outcome, latency — never payloads).
+ */
+import { NestFactory } from '@nestjs/core';
+import { AgentRuntime } from '../runtime/agent-runtime.js';
+import { RuntimeDatabase } from '../persistence/runtime-database.js';
+import { ServerModule } from '../server/server.module.js';
+
+export interface RunCommandOptions {
+  config: string;
+  database: string;
+}
+
+export async function runCommand(agentId: string, prompt: string, options: RunCommandOptions, out: NodeJS.WritableStream): Promise<number> {
+  const app = await NestFactory.createApplicationContext(ServerModule.forRoot({ configFile: options.config, database: options.database }), {
+    logger: ['error', 'warn'],
+  });
+  try {
+    const runtime = app.get(AgentRuntime);
+    const { operationId, done } = await runtime.execAgent({ agentId, prompt });
+    const result = await done;
+    const stores = await app.get(RuntimeDatabase).stores();
+    await stores.timeline.flush();
+    const timeline = await stores.outcomes.listByOperation(operationId);
+    out.write(`${result.content}\n\n`);
+    out.write(`operation ${operationId}: ${result.reason}, ${result.usage.inputTokens + result.usage.outputTokens} tokens, $${result.usage.costUsd.toFixed(4)}\n\n`);
+    out.write(table(['#', 'point', 'hook', 'source', 'outcome', 'ms'], timeline.map((row, i) => [String(i + 1), row.point, row.hookId, row.source, row.errorCode ? `${row.outcome} (${row.errorCode})` : row.outcome, row.latencyMs.toFixed(1)])));
+    return result.reason === 'done' ? 0 : 1;
+  } finally {
+    await app.close();
+  }
+}
+
+function table(header: string[], rows: string[][]): string {
+  if (rows.length === 0) return '(no hook ran)\n';
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (cells: string[]) => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
+}
