@@ -1,7 +1,8 @@
 /**
  * Loads `config/agents.yaml` (DESIGN §8): YAML with line tracking, the strict schema, then the cross
  * references. All problems of a file are reported together, sorted by line, each naming file, line and key
- * path and never a value (`AgentsConfigError`). `hooks:` is passed on raw with its line.
+ * path and never a value (`AgentsConfigError`); a literal secret anywhere fails the load (`secret-scanner.ts`).
+ * `hooks:` is passed on raw with its line.
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { AgentsConfigError, formatKeyPath, type ConfigIssue, type KeyPath } from
 import type { AgentsConfig } from './agents-config.js';
 import { referenceProblems } from './agents-config.references.js';
 import { agentsConfigSchema } from './agents-config.schema.js';
+import { scanForSecrets } from './secret-scanner.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
 export async function loadAgentsConfig(file: string): Promise<AgentsConfig> {
@@ -47,6 +49,9 @@ export function parseAgentsConfig(text: string, file: string): AgentsConfig {
   if (!parsed.success) throw fail(firstPerPath(parsed.error.issues.flatMap((zodIssue) => describe(zodIssue, source))).map(({ path, message }) => issue(path, message)));
   const problems = referenceProblems(parsed.data);
   if (problems.length > 0) throw fail(problems.map(({ path, message }) => issue(path, message)));
+  // Last, over the whole document: a file that breaks a rule above is reported for that first.
+  const secrets = scanForSecrets(source);
+  if (secrets.length > 0) throw fail(secrets);
 
   const { hooks, ...body } = parsed.data;
   return {

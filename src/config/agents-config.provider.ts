@@ -1,17 +1,25 @@
 /**
  * The loaded agents.yaml as a provider. Without `configFile` the module runs with no agents (an app that
  * only uses hooks, or registers everything in code); a bad file fails the bootstrap with file:line:key.
+ * Its `hooks:` entries (with plugins.toml) are resolved and added to the registry while the module's
+ * providers are created: before module init, so before any `@OnHook` is discovered (config hooks come
+ * first within a point, DESIGN §3) and before `on_engine_start` fires.
  */
 import type { Provider } from '@nestjs/common';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import { HookRegistry } from '../hooks/hook-registry.js';
+import type { RegisteredHook } from '../hooks/registered-hook.js';
 import { AGENT_DIRECTORY } from '../runtime/agent-directory.port.js';
 import { MCP_SERVERS, TOOLS_OPTIONS } from '../runtime/tools/tools.options.js';
 import type { AgentsConfig } from './agents-config.js';
 import { loadAgentsConfigSync } from './agents-config.loader.js';
+import { loadConfigHooks } from './config-hooks.loader.js';
 import { ConfigAgentDirectory } from './config-agent-directory.js';
 
 export const AGENTS_CONFIG = Symbol('nest-agent-hooks:AgentsConfig');
+/** The config hooks, already added to the `HookRegistry` (for inspection, e.g. by `agentctl validate`). */
+export const CONFIG_HOOKS = Symbol('nest-agent-hooks:ConfigHooks');
 
 const EMPTY: Pick<AgentsConfig, 'system' | 'metadata' | 'models' | 'mcpServers' | 'agents'> = {
   system: 'nest-agent-hooks',
@@ -26,6 +34,15 @@ export const AGENTS_CONFIG_PROVIDERS: Provider[] = [
     provide: AGENTS_CONFIG,
     useFactory: (options: AgentHooksModuleOptions) => (options.configFile ? loadAgentsConfigSync(options.configFile) : EMPTY),
     inject: [AGENT_HOOKS_MODULE_OPTIONS],
+  },
+  {
+    provide: CONFIG_HOOKS,
+    useFactory: async (options: AgentHooksModuleOptions, config: AgentsConfig | typeof EMPTY, registry: HookRegistry): Promise<readonly RegisteredHook[]> => {
+      const hooks = 'source' in config ? await loadConfigHooks(config, options.pluginsFile !== undefined ? { pluginsFile: options.pluginsFile } : {}) : [];
+      registry.addAppHooks(hooks);
+      return hooks;
+    },
+    inject: [AGENT_HOOKS_MODULE_OPTIONS, AGENTS_CONFIG, HookRegistry],
   },
   { provide: ConfigAgentDirectory, useFactory: (config: AgentsConfig) => new ConfigAgentDirectory(config), inject: [AGENTS_CONFIG] },
   { provide: AGENT_DIRECTORY, useExisting: ConfigAgentDirectory },

@@ -17,7 +17,11 @@ export interface OnHookOptions {
   failurePolicy?: FailurePolicy;
   /** Agent-family controls; giving it makes the handler a control that a mock never skips. */
   onError?: OnErrorPolicy;
-  /** Sort key among app hooks (lower first); ties keep discovery order. */
+  /**
+   * Sort key among app hooks (lower first, default 0); ties keep registration order. agents.yaml hooks
+   * also sit at 0 and are registered first, so by default they run before decorators; a negative order
+   * runs before them, a positive one after every order-0 hook.
+   */
   order?: number;
   /** A handler running longer fails with code `timeout`. */
   timeoutMs?: number;
