@@ -81,6 +81,8 @@ describe('standalone server', () => {
     expect(ok.status).toBe(0);
     expect(ok.output).toMatch(/^It is \d{4}-\d{2}-\d{2}T[^\n]*\.\n/);
     expect(ok.output).toMatch(/operation [0-9a-f-]{36}: done/);
+    // The quickstart's config hook (agents.yaml → plugins.toml → plugins/hooks/quickstart-hooks.ts) is in the timeline.
+    expect(ok.output).toMatch(/after_tool_call\s+quickstart_hooks\.auditToolCall\s+config\s+ok/);
     const unknown = runCli(['run', 'nobody', 'hi', '--database', `sqlite:${join(dir, 'run.sqlite')}`]);
     expect(unknown.status).toBe(2);
     expect(unknown.output).toContain('unknown agent "nobody"');

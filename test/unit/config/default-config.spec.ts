@@ -17,7 +17,8 @@ describe('config/agents.yaml (the offline quickstart)', () => {
     expect(Object.keys(config.models)).toEqual(['default']);
     expect(config.models.default?.provider).toBe('scripted');
     expect(config.mcpServers).toEqual({});
-    expect(config.hooks).toBeUndefined();
+    // The quickstart registers its illustrative hooks through plugins.toml.
+    expect(Object.keys((config.hooks?.data ?? {}) as object).sort()).toEqual(['after_tool_call', 'beforeToolCall']);
     const assistant = config.agents.assistant!;
     expect(assistant.model).toBe('default');
     expect(assistant.limits).toEqual({ maxSteps: 10, maxCostUsd: 1, compactAtTokens: 8000 });

@@ -1,0 +1,22 @@
+/**
+ * The quickstart's hook plugin (registered in config/agents.yaml, resolved through plugins/plugins.toml):
+ * an audit of every tool call (safe metadata only) and an in-process policy that denies changing the clock.
+ * In your own project, import these types from 'nest-agent-hooks'.
+ */
+import { Logger } from '@nestjs/common';
+import type { BeforeToolCallEvent, HookDecision, HookInvocation, ToolCallContext } from '../../src/index.js';
+
+export class QuickstartHooks {
+  private readonly logger = new Logger('Audit');
+
+  /** after_tool_call, failure_policy: warn — an audit failure must not block the user. */
+  auditToolCall(invocation: HookInvocation): void {
+    const call = invocation.payload as ToolCallContext;
+    this.logger.log(`tool=${call.toolName} provider=${call.provider} status=${call.status} latencyMs=${call.latencyMs.toFixed(1)}`);
+  }
+
+  /** beforeToolCall on ^clock/set, onError: block — a policy fails closed. */
+  denyClockChanges(event: BeforeToolCallEvent): HookDecision {
+    return { decision: 'deny', reason: `Changing the clock (${event.apiName}) is not allowed.` };
+  }
+}
