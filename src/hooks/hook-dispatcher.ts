@@ -152,7 +152,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     for (const hook of hooks) {
       const toolName = this.toolNameOf(current);
       if (hook.matcher && toolName !== undefined && !hook.matcher.test(toolName)) continue;
-      const started = performance.now();
+      const started = this.clock();
       try {
         const returned = await this.callHandler(hook, this.invocation(point, hook, current, options));
         if (returned === undefined || returned === null) {
@@ -259,7 +259,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
           return true;
         },
       };
-      const started = performance.now();
+      const started = this.clock();
       try {
         const returned = await this.callHandler(hook, handlerEvent);
         const reading = readDecision(returned, 'beforeToolCall');
@@ -331,7 +331,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     options: DispatchOptions,
   ): Promise<ToolVerdict> {
     if (options.signal?.aborted) {
-      this.record(point, hook, operationId, 'error', performance.now(), 'cancelled');
+      this.record(point, hook, operationId, 'error', this.clock(), 'cancelled');
       return Promise.resolve(blocked(point, hook, 'cancelled'));
     }
     return this.ask(point, hook, operationId, 'network_error', () => {
@@ -355,7 +355,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     fallbackCode: string,
     answer: () => Promise<unknown>,
   ): Promise<ToolVerdict> {
-    const started = performance.now();
+    const started = this.clock();
     let reading: Reading;
     try {
       reading = readDecision(await answer(), point);
@@ -405,7 +405,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       await this.notify(point, hook, payload, operationId, options, critical);
       return;
     }
-    const started = performance.now();
+    const started = this.clock();
     try {
       const arg = HOOK_POINTS[point].family === 'engine' ? this.invocation(point, hook, payload, options) : withInertMock(point, payload);
       const returned = this.invoke(hook, arg);
@@ -427,7 +427,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     options: DispatchOptions,
     critical: CriticalDeliveryFailure[],
   ): Promise<void> {
-    const started = performance.now();
+    const started = this.clock();
     try {
       if (!this.delivery) throw new DeliveryUnavailableError('no webhook delivery is configured');
       await this.delivery.notify({
@@ -502,7 +502,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
   }
 
   private record(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, outcome: HookOutcome, started: number, code?: string): void {
-    if (!this.sink && !this.outcomeSubject.observed) return;
+    if (!this.recording()) return;
     // One literal shape for every record keeps this monomorphic (spreads here cost microseconds per hook).
     const record: HookOutcomeRecord = {
       operationId,
@@ -521,6 +521,16 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       }
     }
     if (this.outcomeSubject.observed) this.outcomeSubject.next(record);
+  }
+
+  /** Whether anyone takes outcome records right now (a sink that is active, or an `outcomes$` subscriber). */
+  private recording(): boolean {
+    return (this.sink !== undefined && this.sink !== null && this.sink.active !== false) || this.outcomeSubject.observed;
+  }
+
+  /** A start time for latency, only when a record will be taken (the clock read is most of a no-op hook's cost). */
+  private clock(): number {
+    return this.recording() ? performance.now() : 0;
   }
 
   /** Observers: the Observable surface and the `@nestjs/event-emitter` bridge (observe-only). */

@@ -37,6 +37,8 @@ export const ENVIRONMENT_HOOK_SOURCE = Symbol('nest-agent-hooks:EnvironmentHookS
 /** Receives one record per hook invocation, synchronously; must not throw (errors are logged). */
 export interface HookOutcomeSink {
   record(outcome: HookOutcomeRecord): void;
+  /** `false` while the sink would drop every record (the dispatcher then builds none); default active. */
+  readonly active?: boolean;
 }
 export const HOOK_OUTCOME_SINK = Symbol('nest-agent-hooks:HookOutcomeSink');
 

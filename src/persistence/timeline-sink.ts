@@ -12,6 +12,11 @@ import { RuntimeDatabase } from './runtime-database.js';
 export class TimelineSink implements HookOutcomeSink {
   constructor(private readonly database: RuntimeDatabase) {}
 
+  /** Records are kept only once the runtime has opened its database. */
+  get active(): boolean {
+    return this.database.current !== undefined;
+  }
+
   record(outcome: HookOutcomeRecord): void {
     if (outcome.operationId === undefined) return;
     this.database.current?.timeline.record(outcome);
