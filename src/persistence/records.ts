@@ -3,30 +3,18 @@
  * (never `null`), so callers can serialize a record straight into an API response (DESIGN §7).
  */
 import type { AgentHookWebhook } from '../hooks/agent-hook.js';
-import type { TerminalReason, ToolResult, UsageTotals } from '../hooks/agent-events.js';
+import type { ToolResult } from '../hooks/agent-events.js';
 import type { HookOutcome } from '../hooks/hook-outcome.js';
 import type { HookPoint } from '../hooks/hook-points.js';
 import type { HookSource } from '../hooks/registered-hook.js';
 
 // The runtime's store port defines these shapes; persistence implements the port.
 export type { OperationStatus, StoredRunContext } from '../runtime/runtime-store.port.js';
-import type { OperationStatus, StoredRunContext } from '../runtime/runtime-store.port.js';
+import type { StoredOperation } from '../runtime/runtime-store.port.js';
 
-export interface OperationRecord {
-  id: string;
-  parentOperationId?: string;
-  agentId: string;
-  ownerId?: string;
-  status: OperationStatus;
-  reason?: TerminalReason;
-  stepIndex: number;
-  runContext: StoredRunContext;
-  usage: UsageTotals;
-  errorType?: string;
-  errorMessage?: string;
+/** The runtime's view of an operation, plus what only persistence needs (idempotency, lease, times). */
+export interface OperationRecord extends StoredOperation {
   idempotencyKey?: string;
-  /** Optimistic version: pass it back as `expectedVersion` to change the operation. */
-  version: number;
   leaseOwner?: string;
   leaseUntil?: string;
   createdAt: string;
