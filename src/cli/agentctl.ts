@@ -6,8 +6,8 @@ import 'reflect-metadata';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { bootstrapServer, closeOnSignals } from '../server/bootstrap-server.js';
-import { runCommand } from './run-command.js';
+import { generateCommand } from './generate-command.js';
+import { validateCommand } from './validate-command.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -38,6 +38,8 @@ export function buildProgram(): Command {
     .option('--database <url>', 'sqlite:./data/agent-hooks.sqlite or postgres://…', 'sqlite:./data/agent-hooks.sqlite')
     .option('--mode <mode>', 'local or queue', parseMode, 'local')
     .action(async (opts: { config: string; plugins?: string; port: number; host: string; database: string; mode: 'local' | 'queue' }) => {
+      // Imported on use: Nest and the database drivers take a second to load, which validate/generate never need.
+      const { bootstrapServer, closeOnSignals } = await import('../server/bootstrap-server.js');
       const app = await bootstrapServer({
         host: opts.host,
         port: opts.port,
@@ -57,7 +59,29 @@ export function buildProgram(): Command {
     .option('--config <file>', 'agents config file', 'config/agents.yaml')
     .option('--database <url>', 'sqlite:./data/agent-hooks.sqlite or postgres://…', 'sqlite:./data/agent-hooks.sqlite')
     .action(async (agentId: string, prompt: string, opts: { config: string; database: string }) => {
+      const { runCommand } = await import('./run-command.js');
       const code = await runCommand(agentId, prompt, opts, process.stdout);
+      if (code !== 0) process.exitCode = code;
+    });
+
+  program
+    .command('validate')
+    .description('load the config and instantiate every hook plugin without calling any hook; prints ok or every problem')
+    .option('--config <file>', 'agents config file', 'config/agents.yaml')
+    .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config, else in its parent folder)')
+    .action(async (opts: { config: string; plugins?: string }) => {
+      const code = await validateCommand(opts, process.stdout, process.stderr);
+      if (code !== 0) process.exitCode = code;
+    });
+
+  program
+    .command('generate')
+    .description('create plugins/plugins.toml, or add an entry for every plugin id the config uses (hand edits are kept)')
+    .option('--config <file>', 'agents config file', 'config/agents.yaml')
+    .option('--plugins <file>', 'plugins manifest (default: the existing one beside the config or in its parent folder, else plugins/plugins.toml)')
+    .option('--force', 'also rewrite the entries of plugin ids that are already declared, to the default module path')
+    .action(async (opts: { config: string; plugins?: string; force?: boolean }) => {
+      const code = await generateCommand(opts, process.stdout, process.stderr);
       if (code !== 0) process.exitCode = code;
     });
 

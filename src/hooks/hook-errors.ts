@@ -54,8 +54,14 @@ export class HookTimeoutError extends Error {
 
 /** The error's type name: what logs and outcome records may say about an error (S3). */
 export function errorType(error: unknown): string {
-  if (error instanceof Error) return error.name && error.name !== 'Error' ? error.name : error.constructor?.name || 'Error';
-  return typeof error;
+  // Duck-typed as well: an error thrown by code from another realm (a plugin loaded outside this one) is
+  // not `instanceof Error` here.
+  const errorLike =
+    error instanceof Error ||
+    (error !== null && typeof error === 'object' && typeof (error as Error).name === 'string' && typeof (error as Error).message === 'string');
+  if (!errorLike) return typeof error;
+  const { name } = error as Error;
+  return name && name !== 'Error' ? name : (error as object).constructor?.name || 'Error';
 }
 
 /** The error's `code` if it has a string one, else a fallback. */
