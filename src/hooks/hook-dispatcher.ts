@@ -30,7 +30,7 @@ import {
 import { HookRegistry } from './hook-registry.js';
 import { withTimeout } from './hook-timeout.js';
 import type { RegisteredHook } from './registered-hook.js';
-import { ALLOWED, HOOK_CONTROL_ERROR, type DeniedVerdict, type ToolCallGate, type ToolVerdict } from './tool-verdict.js';
+import { ALLOWED, deniedToolResult, HOOK_CONTROL_ERROR, type DeniedVerdict, type ToolCallGate, type ToolVerdict } from './tool-verdict.js';
 
 export interface DispatchOptions {
   /** Whose caller hooks apply; agent-family events default to `payload.operationId`, engine ones to `runContext.runId`. */
@@ -313,7 +313,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
         if (this.isControl(hook)) verdict = this.unlessCancelled(point, hook, verdict, options);
       }
       if (verdict.outcome !== 'allowed' && point === 'afterToolCall' && current === event) {
-        current = { ...(event as AfterToolCallEvent), result: deniedResult(verdict) };
+        current = { ...(event as AfterToolCallEvent), result: deniedToolResult(verdict) };
       }
     }
     return verdict;
@@ -582,17 +582,6 @@ function outcomeOf(reading: DecisionReading): HookOutcome {
 
 function blocked(point: ToolControlPoint, hook: RegisteredHook, code: string): DeniedVerdict {
   return { outcome: 'control_error', phase: point, hookId: hook.id, reason: HOOK_CONTROL_ERROR, error: 'hook_control_error', errorCode: code };
-}
-
-/** The result later hooks and the model see instead of a denied one (W9, W12). */
-function deniedResult(verdict: DeniedVerdict): ToolResult {
-  return {
-    content: verdict.reason,
-    success: false,
-    error: { type: verdict.error, message: verdict.reason },
-    // DESIGN §7: the hook's verdict, apart from anything the tool itself put in its state (P3).
-    state: { hookVerdict: { outcome: verdict.outcome, phase: verdict.phase, reason: verdict.reason } },
-  };
 }
 
 function isToolResult(value: unknown): value is ToolResult {

@@ -1,5 +1,5 @@
 /** What result control decided about one tool call (W8, W9, W12), kept apart from the tool's own state (P3). */
-import type { MockOutcome } from './agent-events.js';
+import type { MockOutcome, ToolResult } from './agent-events.js';
 import type { ToolControlPoint } from './hook-points.js';
 
 export type ToolVerdict =
@@ -26,4 +26,14 @@ export const HOOK_CONTROL_ERROR = 'hook_control_error';
 export interface ToolCallGate {
   readonly mock: MockOutcome | null;
   readonly verdict: ToolVerdict;
+}
+
+/** DESIGN §7: a hook's verdict as it is stored on the tool message, apart from the tool's own state (P3). */
+export function hookVerdictState(verdict: DeniedVerdict): { hookVerdict: { outcome: DeniedVerdict['outcome']; phase: ToolControlPoint; reason: string } } {
+  return { hookVerdict: { outcome: verdict.outcome, phase: verdict.phase, reason: verdict.reason } };
+}
+
+/** The result later hooks, the conversation and the model see instead of a denied one (W8, W9, W12). */
+export function deniedToolResult(verdict: DeniedVerdict): ToolResult {
+  return { content: verdict.reason, success: false, error: { type: verdict.error, message: verdict.reason }, state: hookVerdictState(verdict) };
 }

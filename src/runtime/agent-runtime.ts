@@ -17,6 +17,7 @@ import { AGENT_DIRECTORY, type AgentDirectory } from './agent-directory.port.js'
 import { RUNTIME_STORE, type RuntimeStore, type StoredCallerHook, type StoredRunContext } from './runtime-store.port.js';
 import { RunCancelledError, RunFailedError, RunLimitError, UnknownAgentError } from './runtime-errors.js';
 import { StepExecutor } from './step-executor.js';
+import { agentEventBase } from './agent-event-base.js';
 
 export interface ExecAgentInput {
   agentId: string;
@@ -209,14 +210,13 @@ export class AgentRuntime implements OnApplicationShutdown {
   /** DESIGN §3 terminal sequences; hook failures here never mask the run's own outcome. */
   private async terminalHooks(operationId: string, live: LiveOperation, reason: TerminalReason, error: unknown): Promise<void> {
     const operation = await this.store.getOperation(operationId);
-    const base = {
-      id: randomUUID(),
+    const base = agentEventBase({
       operationId,
       agentId: operation?.agentId ?? '',
-      ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
       stepIndex: operation?.stepIndex ?? 0,
-      timestamp: new Date().toISOString(),
-    };
+      ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
+      ...(operation?.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
+    });
     const options = { operationId, runContext: live.runContext };
     const safely = async (work: () => Promise<unknown>) => {
       try {

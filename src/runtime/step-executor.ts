@@ -9,6 +9,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AgentEventBase, TerminalReason, ToolResultSummary, UsageTotals } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
+import { agentEventBase } from './agent-event-base.js';
 import type { AgentHookPoint } from '../hooks/hook-points.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { AGENT_DIRECTORY, type AgentDirectory, type ResolvedAgent } from './agent-directory.port.js';
@@ -48,7 +49,8 @@ export class StepExecutor {
 
     await this.restoreCallerHooks(operationId);
     const messages = await this.store.messages(operationId);
-    const base = (): Omit<AgentEventBase, 'type'> => this.eventBase(operation, runContext);
+    const base = (): Omit<AgentEventBase, 'type'> =>
+      agentEventBase({ ...operation, operationId, ...(runContext.userId ? { userId: runContext.userId } : {}) });
     let assistant = lastAssistantWithOpenCalls(messages);
     if (!assistant) {
       await this.dispatcher.dispatch('beforeStep', { ...base(), type: 'beforeStep' }, { operationId, runContext, signal });
@@ -131,18 +133,6 @@ export class StepExecutor {
     const operation = await this.store.getOperation(operationId);
     if (!operation) throw new Error(`operation ${operationId} does not exist`);
     return operation;
-  }
-
-  private eventBase(operation: StoredOperation, runContext: RunContext): Omit<AgentEventBase, 'type'> {
-    return {
-      id: randomUUID(),
-      operationId: operation.id,
-      agentId: operation.agentId,
-      ...(runContext.userId ? { userId: runContext.userId } : {}),
-      stepIndex: operation.stepIndex,
-      timestamp: new Date().toISOString(),
-      ...(operation.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
-    };
   }
 }
 

@@ -5,13 +5,13 @@
  * after_tool_call → the message to publish. Nothing is published here: the caller writes the returned
  * message once result control has finished (P1).
  */
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { AfterToolCallEvent, AgentEventBase, ToolCallHookContext, ToolResult } from '../hooks/agent-events.js';
+import type { AfterToolCallEvent, ToolCallHookContext, ToolResult } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
-import type { DeniedVerdict, ToolVerdict } from '../hooks/tool-verdict.js';
+import { agentEventBase } from './agent-event-base.js';
+import { deniedToolResult, hookVerdictState, type DeniedVerdict } from '../hooks/tool-verdict.js';
 import type { ModelToolCall } from './models/chat-model.js';
 import type { NewMessage } from './runtime-store.port.js';
 import { buildToolCallHookContext, buildToolRequestContext, toolCallContext, toolResultContext } from './tools/tool-context.builder.js';
@@ -54,10 +54,10 @@ export class ToolCallRunner {
 
     // 2. agent family: mocks first, then the before-controls (M1, W8, W12)
     const context = this.toolContext(input, tool);
-    const base = this.eventBase(input);
+    const base = agentEventBase(input);
     const gate = await this.dispatcher.gateToolCall({ ...base, ...context, type: 'beforeToolCall' }, dispatchOptions);
     if (gate.verdict.outcome !== 'allowed') {
-      const denied = deniedResult(gate.verdict);
+      const denied = deniedToolResult(gate.verdict);
       // A call denied before it ran: handlers still observe the denial; after-controls are not asked (DESIGN §3).
       await this.dispatcher.dispatch('afterToolCall', { ...base, ...context, type: 'afterToolCall', result: denied, mocked: false }, dispatchOptions);
       return this.outcome(input, denied.content, gate.verdict);
@@ -127,18 +127,6 @@ export class ToolCallRunner {
     });
   }
 
-  private eventBase(input: ToolCallInput): Omit<AgentEventBase, 'type'> {
-    return {
-      id: randomUUID(),
-      operationId: input.operationId,
-      agentId: input.agentId,
-      ...(input.userId ? { userId: input.userId } : {}),
-      stepIndex: input.stepIndex,
-      timestamp: new Date().toISOString(),
-      ...(input.parentOperationId ? { parentOperationId: input.parentOperationId } : {}),
-    };
-  }
-
   private toolMessage(input: ToolCallInput, content: string, state?: Record<string, unknown>): NewMessage {
     return {
       role: 'tool',
@@ -156,19 +144,10 @@ export class ToolCallRunner {
       message: {
         ...this.toolMessage(input, content),
         error: verdict.error,
-        state: { hookVerdict: { outcome: verdict.outcome, phase: verdict.phase, reason: verdict.reason } },
+        state: hookVerdictState(verdict),
       },
       success: false,
       error: verdict.error,
     };
   }
-}
-
-function deniedResult(verdict: Exclude<ToolVerdict, { outcome: 'allowed' }>): ToolResult {
-  return {
-    content: verdict.reason,
-    success: false,
-    error: { type: verdict.error, message: verdict.reason },
-    state: { hookVerdict: { outcome: verdict.outcome, phase: verdict.phase, reason: verdict.reason } },
-  };
 }
