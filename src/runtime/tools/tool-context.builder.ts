@@ -10,20 +10,21 @@ import { ToolCallContext, ToolRequestContext, ToolResultContext, type ToolReques
 import type { ToolDefinition } from './tool-types.js';
 
 /** Correlation ids of a run (T2); the runtime's values win over the origin's. */
-export interface ToolCorrelation {
-  readonly userId?: string;
-  readonly agentId?: string;
-  readonly topicId?: string;
-  readonly sessionId?: string;
-  readonly threadId?: string;
-  readonly groupId?: string;
-  readonly taskId?: string;
-  readonly workspaceId?: string;
-  readonly documentId?: string;
-  readonly sourceMessageId?: string;
-  readonly toolMessageId?: string;
-  readonly parentOperationId?: string;
-}
+export type ToolCorrelation = Pick<
+  ToolCallHookContext,
+  | 'userId'
+  | 'agentId'
+  | 'topicId'
+  | 'sessionId'
+  | 'threadId'
+  | 'groupId'
+  | 'taskId'
+  | 'workspaceId'
+  | 'documentId'
+  | 'sourceMessageId'
+  | 'toolMessageId'
+  | 'parentOperationId'
+>;
 
 const CORRELATION_KEYS = [
   'agentId',
