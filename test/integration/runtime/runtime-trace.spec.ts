@@ -52,11 +52,18 @@ models:
     script:
       - toolCalls: [ { identifier: vault, apiName: read, args: { key: "{{prompt}}" } } ]
       - content: "done: {{lastToolResult}}"
+  gated:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: gate, apiName: check, args: {} } ]
+      - content: "{{lastToolResult}}"
 agents:
   assistant: { model: plain, tools: [ "clock/*" ] }
   looper: { model: looping, tools: [ "clock/*" ], limits: { maxSteps: 2 } }
   breaker: { model: failing, tools: [ "broken/*" ] }
   vault: { model: secret, tools: [ "vault/*" ] }
+  gatekeeper: { model: gated, tools: [ "gate/*" ] }
 `;
 
 const trace: string[] = [];
@@ -101,6 +108,11 @@ class TraceTools {
     throw new RangeError('kaboom');
   }
 
+  @Tool({ identifier: 'gate', apiName: 'check', description: 'reports its own blocked state', parameters: { type: 'object', properties: {} } })
+  check() {
+    return { content: 'not allowed by the tool itself', success: true, state: { type: 'blocked' } };
+  }
+
   @Tool({ identifier: 'vault', apiName: 'read', description: 'reads', parameters: { type: 'object', properties: { key: { type: 'string' } } } })
   read(args: Record<string, unknown>) {
     return `value of ${String(args.key)} is s3cret`;
@@ -112,6 +124,7 @@ let moduleRef: TestingModule;
 let runtime: AgentRuntime;
 let store: RuntimeStore;
 let outcomes: HookOutcomeRecord[];
+const afterEvents: AfterToolCallEvent[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agent-hooks-trace-'));
@@ -125,7 +138,10 @@ beforeAll(async () => {
   store = moduleRef.get(RUNTIME_STORE);
   const dispatcher = moduleRef.get(HookDispatcher);
   // Every point, as the dispatcher announces it (observers see events in dispatch order).
-  dispatcher.subscribe(({ point }) => trace.push(point));
+  dispatcher.subscribe(({ point, payload }) => {
+    trace.push(point);
+    if (point === 'afterToolCall') afterEvents.push(payload as AfterToolCallEvent);
+  });
   dispatcher.outcomes$.subscribe((record) => outcomes.push(record));
 });
 
@@ -136,6 +152,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   trace.length = 0;
+  afterEvents.length = 0;
   outcomes = [];
   Object.assign(policy, { denyBefore: false, denyAfter: false, mockClock: false });
 });
@@ -227,5 +244,24 @@ describe('DESIGN §3 order (A3, E2)', () => {
     expect(outcomes.filter((o) => o.operationId === result.operationId).map((o) => o.hookId)).toEqual(
       expect.arrayContaining(['TraceHooks.mockIfAsked', 'TraceHooks.beforePolicy', 'TraceHooks.afterPolicy', 'TraceHooks.redact']),
     );
+  });
+
+  it('T4: afterToolCall.result is { content, success, executionTime? } and mocked marks a local mock', async () => {
+    await runtime.run('time?', { agentId: 'assistant' });
+    policy.mockClock = true;
+    await runtime.run('time?', { agentId: 'assistant' });
+    const [real, mocked] = afterEvents;
+    expect(real).toMatchObject({ mocked: false, result: { content: '2026-11-30T00:00:00Z', success: true } });
+    expect(typeof real!.result.executionTime).toBe('number');
+    expect(mocked).toMatchObject({ mocked: true, result: { content: 'MOCKED-TIME', success: true } });
+  });
+
+  it("P3: a tool's own state.type 'blocked' is the tool's state, not a hook verdict", async () => {
+    const result = await runtime.run('check', { agentId: 'gatekeeper' });
+    const tool = (await store.messages(result.operationId)).find((m) => m.role === 'tool')!;
+    expect(tool.state).toEqual({ type: 'blocked' });
+    expect(tool.error).toBeUndefined();
+    expect(tool.content).toBe('not allowed by the tool itself');
+    expect(result.content).toBe('not allowed by the tool itself');
   });
 });
