@@ -14,6 +14,7 @@ import { HookReadinessWatcher } from './hooks/hook-readiness.watcher.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { AGENTS_CONFIG_PROVIDERS } from './config/agents-config.provider.js';
 import { RuntimeDatabase } from './persistence/runtime-database.js';
+import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from './persistence/step-commit.store.js';
 import { TimelineSink } from './persistence/timeline-sink.js';
 import { TypeOrmRuntimeStore } from './persistence/typeorm-runtime-store.js';
 import { AgentRuntime } from './runtime/agent-runtime.js';
@@ -21,6 +22,8 @@ import { EngineLifecycle } from './runtime/engine-lifecycle.js';
 import { RUNTIME_STORE } from './runtime/runtime-store.port.js';
 import { StepExecutor } from './runtime/step-executor.js';
 import { ToolCallRunner } from './runtime/tool-call.runner.js';
+import { CallRouter } from './runtime/call-router.js';
+import { Compactor } from './runtime/compactor.js';
 import { TOOLS_EXPORTS, TOOLS_PROVIDERS } from './runtime/tools/tools.providers.js';
 import { EnvironmentWebhookSource } from './webhooks/environment-hooks.js';
 import { WebhookCallerHookValidator } from './webhooks/webhook-config.schema.js';
@@ -53,11 +56,15 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     ...AGENTS_CONFIG_PROVIDERS,
     ...TOOLS_PROVIDERS,
     RuntimeDatabase,
+    // No failpoints outside tests; a test overrides this provider to fail a commit between two writes.
+    { provide: STEP_COMMIT_FAILPOINTS, useValue: NO_STEP_COMMIT_FAILPOINTS },
     TypeOrmRuntimeStore,
     { provide: RUNTIME_STORE, useExisting: TypeOrmRuntimeStore },
     TimelineSink,
     { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink },
     ToolCallRunner,
+    CallRouter,
+    Compactor,
     StepExecutor,
     AgentRuntime,
     EngineLifecycle,

@@ -9,7 +9,11 @@ export interface AgentHooksWebhookOptions {
 }
 
 export interface AgentHooksModuleOptions {
-  /** `'sqlite:./data/agent-hooks.sqlite'` (default), `'sqlite::memory:'`, `'postgres://…'`, TypeORM options, or `'host'`. */
+  /**
+   * `'sqlite:./data/agent-hooks.sqlite'` (default), `'sqlite::memory:'`, `'postgres://…'`, TypeORM options, or
+   * `'host'`: the host app's default TypeORM DataSource, which must list `AGENT_HOOKS_ENTITIES` and have
+   * `AGENT_HOOKS_MIGRATIONS` applied by the host's own pipeline; we never migrate or close it.
+   */
   database?: string | Record<string, unknown>;
   mode?: 'local' | 'queue';
   redis?: string;

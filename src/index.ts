@@ -94,7 +94,16 @@ export type { CriticalDeliveryFailure } from './hooks/hook-errors.js';
 // Runtime (DESIGN §6)
 export { AgentRuntime, restoredContext } from './runtime/agent-runtime.js';
 export type { ExecAgentInput, OperationResult } from './runtime/agent-runtime.js';
-export { UnknownAgentError, RunLimitError, RunCancelledError, RunFailedError } from './runtime/runtime-errors.js';
+export {
+  UnknownAgentError,
+  RunLimitError,
+  RunCancelledError,
+  RunFailedError,
+  UnknownOperationError,
+  UnknownInterventionError,
+  InterventionNotPendingError,
+  AlreadyCompletedError,
+} from './runtime/runtime-errors.js';
 export { Tool, TOOL_METADATA } from './runtime/tools/tool.decorator.js';
 export type { ToolOptions } from './runtime/tools/tool.decorator.js';
 export type { LocalToolContext } from './runtime/tools/local-tool.js';
@@ -124,6 +133,7 @@ export { AGENT_HOOKS_MIGRATIONS } from './persistence/migrations/agent-hooks-mig
 export { runAgentHooksMigrations } from './persistence/run-migrations.js';
 export { createDataSourceOptions } from './persistence/data-source-options.js';
 export { RuntimeDatabase } from './persistence/runtime-database.js';
+export { DatabaseConfigError } from './persistence/persistence-errors.js';
 
 // Webhooks
 export { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';

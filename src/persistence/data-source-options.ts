@@ -8,8 +8,8 @@
  *   becomes TypeORM's `schema` (the tables, indexes and the migrations table live there);
  * - a TypeORM options object (`type: 'better-sqlite3' | 'postgres'`) — used as given, plus our entities
  *   and migrations;
- * - `'host'` — not resolved here: the module injects the host app's own DataSource (see `isHostDatabase`),
- *   to which the host adds `AGENT_HOOKS_ENTITIES` and on which `runAgentHooksMigrations` runs.
+ * - `'host'` — not resolved here: the runtime uses the host app's own DataSource (`host-data-source.ts`),
+ *   to which the host adds `AGENT_HOOKS_ENTITIES` and whose pipeline applies `AGENT_HOOKS_MIGRATIONS`.
  * `synchronize` stays off: the schema comes from migrations (`runAgentHooksMigrations`).
  */
 import { isAbsolute, resolve } from 'node:path';

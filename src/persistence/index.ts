@@ -12,7 +12,11 @@ export { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
 
 export { AGENT_HOOKS_MIGRATIONS, AGENT_HOOKS_MIGRATIONS_TABLE } from './migrations/agent-hooks-migrations.js';
 export { AgentHooksInitialSchema1764460800000 } from './migrations/1764460800000-agent-hooks-initial-schema.js';
-export { runAgentHooksMigrations } from './run-migrations.js';
+export { AgentHooksThreadsAndCompaction1764979200000 } from './migrations/1764979200000-agent-hooks-threads-and-compaction.js';
+export { OperationWaitStore } from './operation-wait.store.js';
+export type { PublishDeferredResult } from './operation-wait.store.js';
+export { runAgentHooksMigrations, pendingAgentHooksMigrations } from './run-migrations.js';
+export { hostDataSource } from './host-data-source.js';
 export {
   createDataSourceOptions,
   isHostDatabase,
@@ -30,7 +34,7 @@ export { OperationStore } from './operation.store.js';
 export type { NewOperation, CreatedOperation, TerminalError } from './operation.store.js';
 export { CallerHookStore } from './caller-hook.store.js';
 export { MessageStore } from './message.store.js';
-export { StepCommitStore } from './step-commit.store.js';
+export { StepCommitStore, STEP_COMMIT_FAILPOINTS, NO_STEP_COMMIT_FAILPOINTS } from './step-commit.store.js';
 export type {
   OperationPatch,
   StepCommit,

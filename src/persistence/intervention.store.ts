@@ -76,6 +76,14 @@ export class InterventionStore {
     return row ? toInterventionRecord(row) : null;
   }
 
+  /** Every intervention of the operation, in step then call order. */
+  async list(operationId: string): Promise<InterventionRecord[]> {
+    const rows = await this.db.run((manager) =>
+      manager.find(InterventionEntity, { where: { operationId }, order: { stepIndex: 'ASC', callIndex: 'ASC' } }),
+    );
+    return rows.map(toInterventionRecord);
+  }
+
   /** The `pendingTools` of `GET /v1/operations/:id`, in step then call order. */
   async listPending(operationId: string): Promise<InterventionRecord[]> {
     const rows = await this.db.run((manager) =>

@@ -23,6 +23,10 @@ export interface NewOperation {
   agentId: string;
   ownerId?: string;
   parentOperationId?: string;
+  /** A sub-agent's own thread (V1). */
+  threadId?: string;
+  /** The parent's `agents/call` tool call the sub-agent answers (P5). */
+  parentToolCallId?: string;
   /** Stored as the first message (role `user`), not on the operation. */
   prompt: string;
   /** Stored through the allow-list of `toStoredRunContext`: no token ever reaches the database. */
@@ -41,7 +45,8 @@ export interface CreatedOperation {
 
 export interface TerminalError {
   type: string;
-  message: string;
+  /** Only for messages known to hold no user input (S3); the runtime records the type alone. */
+  message?: string;
 }
 
 export class OperationStore {
@@ -120,6 +125,11 @@ export class OperationStore {
     const row: OperationEntity = {
       id: input.id ?? randomUUID(),
       parentOperationId: input.parentOperationId ?? null,
+      threadId: input.threadId ?? null,
+      parentToolCallId: input.parentToolCallId ?? null,
+      compactionGroupId: null,
+      compactionSummary: null,
+      compactedThroughSeq: null,
       agentId: input.agentId,
       ownerId: input.ownerId ?? null,
       status: 'running',

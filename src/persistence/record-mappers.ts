@@ -38,8 +38,11 @@ export function toOperationRecord(row: OperationEntity): OperationRecord {
   optional(
     record,
     row,
-    ['parentOperationId', 'ownerId', 'reason', 'errorType', 'errorMessage', 'idempotencyKey', 'leaseOwner', 'leaseUntil', 'completedAt'],
+    ['parentOperationId', 'threadId', 'parentToolCallId', 'ownerId', 'reason', 'errorType', 'errorMessage', 'idempotencyKey', 'leaseOwner', 'leaseUntil', 'completedAt'],
   );
+  if (row.compactionGroupId !== null && row.compactionSummary !== null && row.compactedThroughSeq !== null) {
+    record.compaction = { groupId: row.compactionGroupId, summary: row.compactionSummary, throughSeq: row.compactedThroughSeq };
+  }
   return record;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Runs the agent-hooks migrations on any DataSource — ours, or a host app's whatever its own `migrations`
- * option lists (applied ones are recorded in that DataSource's migrations table). Called at start.
+ * option lists (applied ones are recorded in that DataSource's migrations table). Called at start on our
+ * own DataSources; on a host's (`database: 'host'`) only checked, never run (the host's pipeline owns it).
  *
  * Several workers may start at once on one PostgreSQL database: a session advisory lock makes them take
  * turns, so the second finds the migrations applied instead of failing on `CREATE TABLE`. The schema named
@@ -39,6 +40,12 @@ export async function runAgentHooksMigrations(dataSource: DataSource): Promise<s
   } finally {
     await queryRunner.release();
   }
+}
+
+/** Names of our migrations not yet recorded in the DataSource's migrations table (read-only). */
+export async function pendingAgentHooksMigrations(dataSource: DataSource): Promise<string[]> {
+  const pending = await new AgentHooksMigrationExecutor(dataSource).getPendingMigrations();
+  return pending.map((migration) => migration.name);
 }
 
 /** One lock per schema, so parallel test files (one schema each) do not wait for one another. */

@@ -1,18 +1,22 @@
 /**
  * The runtime's database, opened (and migrated) on first use: an app that only uses hooks never opens
- * one. Closing flushes the timeline batcher before the DataSource goes.
+ * one. Closing flushes the timeline batcher before the DataSource goes. With `database: 'host'` the
+ * DataSource is the host app's (see `host-data-source.ts`): checked, never migrated, never closed here.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
 import { CallerHookStore } from './caller-hook.store.js';
+import { isHostDatabase } from './data-source-options.js';
 import { HookOutcomeStore } from './hook-outcome.store.js';
+import { hostDataSource } from './host-data-source.js';
 import { MessageStore } from './message.store.js';
 import { openAgentHooksDataSource } from './open-data-source.js';
 import { OperationStore } from './operation.store.js';
 import { OutcomeBatcher } from './outcome-batcher.js';
-import { StepCommitStore } from './step-commit.store.js';
+import { STEP_COMMIT_FAILPOINTS, StepCommitStore, type StepCommitFailpoints } from './step-commit.store.js';
 
 export interface RuntimeStores {
   dataSource: DataSource;
@@ -30,9 +34,18 @@ export class RuntimeDatabase implements OnApplicationShutdown {
   private opening: Promise<RuntimeStores> | undefined;
   private opened: RuntimeStores | undefined;
 
-  constructor(@Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions) {}
+  constructor(
+    @Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions,
+    private readonly moduleRef: ModuleRef,
+    @Inject(STEP_COMMIT_FAILPOINTS) private readonly failpoints: StepCommitFailpoints,
+  ) {}
 
-  /** The stores, opening the database and running migrations the first time. */
+  /** True when the DataSource is the host app's: it opens and closes it, not us. */
+  get hostOwned(): boolean {
+    return isHostDatabase(this.options.database);
+  }
+
+  /** The stores, opening the database and running migrations the first time (a host's DataSource: checking it). */
   stores(): Promise<RuntimeStores> {
     this.opening ??= this.open().catch((error: unknown) => {
       this.opening = undefined; // a later call may retry (e.g. PostgreSQL was still starting)
@@ -50,23 +63,22 @@ export class RuntimeDatabase implements OnApplicationShutdown {
     const stores = this.opened ?? (this.opening ? await this.opening.catch(() => undefined) : undefined);
     if (!stores) return;
     await stores.timeline.close().catch(() => this.logger.error('could not flush the hook timeline'));
-    await stores.dataSource.destroy();
+    if (!this.hostOwned) await stores.dataSource.destroy();
     this.opened = undefined;
     this.opening = undefined;
   }
 
   private async open(): Promise<RuntimeStores> {
-    if (this.options.database === 'host') {
-      throw new Error("database: 'host' needs the host's DataSource; it is not supported by this build yet");
-    }
-    const dataSource = await openAgentHooksDataSource(this.options.database as never, { migrate: true });
+    const dataSource = this.hostOwned
+      ? await hostDataSource(this.moduleRef)
+      : await openAgentHooksDataSource(this.options.database, { migrate: true });
     const outcomes = new HookOutcomeStore(dataSource);
     const stores: RuntimeStores = {
       dataSource,
       operations: new OperationStore(dataSource),
       callerHooks: new CallerHookStore(dataSource),
       messages: new MessageStore(dataSource),
-      commits: new StepCommitStore(dataSource),
+      commits: new StepCommitStore(dataSource, { failpoints: this.failpoints }),
       outcomes,
       timeline: new OutcomeBatcher(outcomes),
     };

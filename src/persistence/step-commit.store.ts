@@ -28,6 +28,8 @@ export interface OperationPatch {
   usage?: UsageTotals;
   status?: 'running' | 'waiting';
   runContext?: RunContextSource;
+  /** The latest compaction of the conversation (replaces an earlier one). */
+  compaction?: { groupId: string; summary: string; throughSeq: number };
 }
 
 export interface StepCommit {
@@ -50,8 +52,16 @@ export type ToolResultPublish = Omit<StepCommit, 'messages'> & { message: NewToo
 
 /** Test and chaos seams: called between the writes of a commit; a throw must roll the commit back. */
 export interface StepCommitFailpoints {
-  afterOperationUpdate?(operationId: string): void | Promise<void>;
+  /** After the operation's UPDATE, before the messages are written; `commit` says what is being committed. */
+  afterOperationUpdate?(operationId: string, commit: StepCommit): void | Promise<void>;
 }
+
+/**
+ * The failpoints `RuntimeDatabase` gives its commit store: none in the module; a test replaces them with
+ * `overrideProvider(STEP_COMMIT_FAILPOINTS)` to fail a real run between two writes of one commit.
+ */
+export const STEP_COMMIT_FAILPOINTS = Symbol('nest-agent-hooks:StepCommitFailpoints');
+export const NO_STEP_COMMIT_FAILPOINTS: StepCommitFailpoints = Object.freeze({});
 
 export interface StepCommitOptions extends StoreOptions {
   failpoints?: StepCommitFailpoints;
@@ -79,7 +89,7 @@ export class StepCommitStore {
     return this.db.transaction(async (manager) => {
       const now = nowIso(this.options);
       await this.updateOperation(manager, input, now);
-      await this.options.failpoints?.afterOperationUpdate?.(input.operationId);
+      await this.options.failpoints?.afterOperationUpdate?.(input.operationId, input);
       const messages = await insertMessages(manager, input.operationId, input.messages ?? [], now);
       const operation = await manager.findOneByOrFail(OperationEntity, { id: input.operationId });
       return { operation: toOperationRecord(operation), messages };
@@ -99,6 +109,11 @@ export class StepCommitStore {
     if (patch.stepIndex !== undefined) values.stepIndex = patch.stepIndex;
     if (patch.status !== undefined) values.status = patch.status;
     if (patch.runContext !== undefined) values.runContext = toStoredRunContext(patch.runContext);
+    if (patch.compaction !== undefined) {
+      values.compactionGroupId = patch.compaction.groupId;
+      values.compactionSummary = patch.compaction.summary;
+      values.compactedThroughSeq = patch.compaction.throughSeq;
+    }
     if (patch.usage !== undefined) {
       values.inputTokens = patch.usage.inputTokens;
       values.outputTokens = patch.usage.outputTokens;

@@ -1,11 +1,35 @@
 /** The runtime's `RuntimeStore` port over the TypeORM stores. */
 import { Injectable } from '@nestjs/common';
-import type { TerminalReason } from '../hooks/agent-events.js';
-import type { NewMessage, NewOperation, RuntimeStore, StoredCallerHook, StoredMessage, StoredOperation } from '../runtime/runtime-store.port.js';
+import type { DataSource } from 'typeorm';
+import type { TerminalReason, ToolResult } from '../hooks/agent-events.js';
+import type {
+  InterventionAction,
+  NewMessage,
+  NewOperation,
+  NewStoredIntervention,
+  RuntimeStore,
+  StoredCallerHook,
+  StoredIntervention,
+  StoredMessage,
+  StoredOperation,
+  ToolMessage,
+} from '../runtime/runtime-store.port.js';
+import { InterventionStore } from './intervention.store.js';
+import { OperationWaitStore } from './operation-wait.store.js';
 import { RuntimeDatabase } from './runtime-database.js';
+import { ToolResultPlaceholderStore } from './tool-result-placeholder.store.js';
+
+/** The Runtime II stores, built once per DataSource (they share its SQLite gate). */
+interface WaitStores {
+  interventions: InterventionStore;
+  waits: OperationWaitStore;
+  placeholders: ToolResultPlaceholderStore;
+}
 
 @Injectable()
 export class TypeOrmRuntimeStore implements RuntimeStore {
+  private readonly waitStores = new WeakMap<DataSource, WaitStores>();
+
   constructor(private readonly database: RuntimeDatabase) {}
 
   async createOperation(input: NewOperation): Promise<StoredOperation> {
@@ -29,7 +53,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     operationId: string,
     expectedVersion: number,
     message: NewMessage | undefined,
-    patch: Partial<Pick<StoredOperation, 'stepIndex' | 'usage' | 'status' | 'runContext'>>,
+    patch: Partial<Pick<StoredOperation, 'stepIndex' | 'usage' | 'status' | 'runContext' | 'compaction'>>,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }> {
     const { commits } = await this.database.stores();
     const status = patch.status === 'completed' ? undefined : patch.status;
@@ -42,7 +66,68 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return { operation: result.operation, ...(result.messages[0] ? { message: result.messages[0] } : {}) };
   }
 
-  async complete(operationId: string, reason: TerminalReason, error?: { type: string; message: string }): Promise<boolean> {
+  async complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }): Promise<boolean> {
     return (await this.database.stores()).operations.complete(operationId, reason, error);
+  }
+
+  async interventions(operationId: string): Promise<StoredIntervention[]> {
+    const { interventions } = await this.wait();
+    return (await interventions.list(operationId)).map(
+      ({ toolCallId, stepIndex, callIndex, identifier, apiName, args, kind, status, decision, decisionReason, claimedBy }) => ({
+        toolCallId,
+        stepIndex,
+        callIndex,
+        identifier,
+        apiName,
+        args,
+        kind,
+        status,
+        ...(decision ? { decision } : {}),
+        ...(decisionReason !== undefined ? { decisionReason } : {}),
+        ...(claimedBy ? { claimedBy } : {}),
+      }),
+    );
+  }
+
+  async recordInterventions(operationId: string, items: readonly NewStoredIntervention[]): Promise<void> {
+    await (await this.wait()).waits.record(operationId, items);
+  }
+
+  async pause(operationId: string): Promise<boolean> {
+    return (await this.wait()).waits.pause(operationId);
+  }
+
+  async resume(operationId: string): Promise<boolean> {
+    return (await this.wait()).waits.resume(operationId);
+  }
+
+  async decide(operationId: string, toolCallId: string, decision: { action: InterventionAction; reason?: string; decidedBy?: string }): Promise<boolean> {
+    return (await this.wait()).interventions.decide(operationId, toolCallId, decision);
+  }
+
+  async claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean> {
+    return (await this.wait()).interventions.claim(operationId, toolCallId, claimant);
+  }
+
+  async placeholderState(operationId: string, toolCallId: string): Promise<'empty' | 'final' | null> {
+    return (await (await this.wait()).placeholders.get(operationId, toolCallId))?.state ?? null;
+  }
+
+  async publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage): Promise<boolean> {
+    return (await (await this.wait()).waits.publishDeferred(operationId, toolCallId, result, message)).published;
+  }
+
+  private async wait(): Promise<WaitStores> {
+    const { dataSource } = await this.database.stores();
+    let stores = this.waitStores.get(dataSource);
+    if (!stores) {
+      stores = {
+        interventions: new InterventionStore(dataSource),
+        waits: new OperationWaitStore(dataSource),
+        placeholders: new ToolResultPlaceholderStore(dataSource),
+      };
+      this.waitStores.set(dataSource, stores);
+    }
+    return stores;
   }
 }

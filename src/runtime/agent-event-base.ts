@@ -8,6 +8,7 @@ export interface EventOrigin {
   stepIndex: number;
   userId?: string;
   parentOperationId?: string;
+  threadId?: string;
 }
 
 export function agentEventBase(origin: EventOrigin): Omit<AgentEventBase, 'type'> {
@@ -19,5 +20,6 @@ export function agentEventBase(origin: EventOrigin): Omit<AgentEventBase, 'type'
     stepIndex: origin.stepIndex,
     timestamp: new Date().toISOString(),
     ...(origin.parentOperationId ? { parentOperationId: origin.parentOperationId } : {}),
+    ...(origin.threadId ? { threadId: origin.threadId } : {}),
   };
 }

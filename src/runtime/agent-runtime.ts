@@ -1,9 +1,15 @@
 /**
- * The public runtime API (DESIGN §6): `execAgent`, `run`, `cancel`. It owns the per-operation lifecycle:
+ * The public runtime API (DESIGN §6): `execAgent`, `run`, `cancel`, `approve`, `reject`,
+ * `completeDeferred`. It owns the per-operation lifecycle:
  * `on_run_start` once, steps until a terminal reason, and the terminal sequence of DESIGN §3, exactly once:
  * `done` → `onComplete` → `on_run_end`; otherwise `onError` (reason `error` only) → `onComplete` →
  * `on_run_error`. Caller hooks are registered in memory for the life of the operation and unregistered
  * at its end (A4); their webhook parts are persisted with the operation (W3, L2).
+ *
+ * An operation that waits (approval, deferred result) holds no step: its `done` stays pending while this
+ * process watches the database, so the operation may be resumed here or by another process on the same
+ * database, and `done` settles wherever it ends. Resuming is a database compare-and-set (waiting →
+ * running): of two processes resolving the last pending item at once, exactly one drives the next step.
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
@@ -14,8 +20,27 @@ import { errorType } from '../hooks/hook-errors.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { AGENT_DIRECTORY, type AgentDirectory } from './agent-directory.port.js';
-import { RUNTIME_STORE, type RuntimeStore, type StoredCallerHook, type StoredRunContext } from './runtime-store.port.js';
-import { RunCancelledError, RunFailedError, RunLimitError, UnknownAgentError } from './runtime-errors.js';
+import {
+  RUNTIME_STORE,
+  type InterventionAction,
+  type RuntimeStore,
+  type StoredCallerHook,
+  type StoredIntervention,
+  type StoredOperation,
+  type StoredRunContext,
+} from './runtime-store.port.js';
+import {
+  AlreadyCompletedError,
+  InterventionNotPendingError,
+  RunCancelledError,
+  RunFailedError,
+  RunLimitError,
+  UnknownAgentError,
+  UnknownInterventionError,
+  UnknownOperationError,
+} from './runtime-errors.js';
+import { rejectionReceipt } from './intervention-receipts.js';
+import { ToolCallRunner } from './tool-call.runner.js';
 import { StepExecutor } from './step-executor.js';
 import { agentEventBase } from './agent-event-base.js';
 
@@ -41,13 +66,19 @@ interface LiveOperation {
   runContext: RunContext;
   startedAt: number;
   steps: number;
-  toolCalls: number;
   error?: unknown;
+  /** A step loop is running here. */
+  driving: boolean;
+  /** A resume arrived while the loop was still returning from its pause: go on instead of stopping. */
+  resumeRequested: boolean;
+  settled: boolean;
   done: Promise<OperationResult>;
+  settle(result: OperationResult): void;
 }
 
-/** How often `done` of an operation driven elsewhere checks the database. */
+/** How often `done` of an operation driven elsewhere checks the database: from the first delay up to the last. */
 const COMPLETION_POLL_MS = 200;
+const COMPLETION_POLL_MAX_MS = 2_000;
 
 @Injectable()
 export class AgentRuntime implements OnApplicationShutdown {
@@ -58,6 +89,7 @@ export class AgentRuntime implements OnApplicationShutdown {
     private readonly dispatcher: HookDispatcher,
     private readonly registry: HookRegistry,
     private readonly executor: StepExecutor,
+    private readonly tools: ToolCallRunner,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
   ) {}
@@ -107,16 +139,9 @@ export class AgentRuntime implements OnApplicationShutdown {
       const existing = this.live.get(stored.id);
       return { operationId: stored.id, done: existing?.done ?? this.whenCompleted(stored.id), ...(existing ? { live: existing } : {}) };
     }
-    const live: LiveOperation = {
-      controller: new AbortController(),
-      runContext,
-      startedAt: performance.now(),
-      steps: 0,
-      toolCalls: 0,
-      done: undefined as unknown as Promise<OperationResult>,
-    };
+    const live = newLive(runContext);
     this.live.set(operationId, live);
-    live.done = this.drive(operationId, live);
+    void this.drive(operationId, live, true);
     return { operationId, done: live.done, live };
   }
 
@@ -130,44 +155,139 @@ export class AgentRuntime implements OnApplicationShutdown {
     throw live?.error ?? new RunFailedError(operationId, 'Error');
   }
 
-  /** Cancels a running operation: the signal reaches the model call, the tool and the webhooks. */
+  /**
+   * Cancels an operation: the signal reaches the model call, the tool and the webhooks of a running step;
+   * a waiting operation ends at once. Either way the terminal sequence runs once, reason `interrupted`.
+   */
   async cancel(operationId: string): Promise<void> {
-    const live = this.live.get(operationId);
-    if (live) {
+    const operation = await this.operation(operationId);
+    if (operation.status === 'completed') return;
+    const live = this.ensureLive(operation);
+    if (live.driving) {
       live.controller.abort(new RunCancelledError(operationId));
       return;
     }
-    const operation = await this.store.getOperation(operationId);
-    if (!operation) throw new Error(`operation ${operationId} does not exist`);
-    if (operation.status !== 'completed') await this.store.complete(operationId, 'interrupted');
+    await this.finish(operationId, live, 'interrupted');
+  }
+
+  /** Approves a pending call (SPEC A3): it runs, through every hook, when the operation resumes. */
+  async approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
+    const { operation } = await this.decide(operationId, toolCallId, 'approve', undefined, options.decidedBy);
+    const live = this.ensureLive(operation);
+    await this.dispatchOn(operation, live, { type: 'afterHumanIntervention', action: 'approve', toolCallId });
+    await this.resumeIfReady(operationId, live);
+  }
+
+  /**
+   * Rejects a pending call. By default the operation stops (`onStopByHumanIntervention`, reason
+   * `interrupted`); with `continue: true` the reason becomes the call's result and the run goes on.
+   */
+  async reject(operationId: string, toolCallId: string, options: { reason?: string; continue?: boolean; decidedBy?: string } = {}): Promise<void> {
+    const action = options.continue ? 'rejectAndContinue' : 'reject';
+    const { operation, item } = await this.decide(operationId, toolCallId, action, options.reason, options.decidedBy);
+    const live = this.ensureLive(operation);
+    const reason = options.reason !== undefined ? { rejectionReason: options.reason } : {};
+    if (options.continue) {
+      await this.dispatchOn(operation, live, { type: 'afterHumanIntervention', action, toolCallId, ...reason });
+      await this.resumeIfReady(operationId, live);
+      return;
+    }
+    await this.dispatchOn(operation, live, { type: 'onStopByHumanIntervention', toolCallId, ...reason });
+    // The stop receipt holds no tool output: published directly (P2), then the operation ends.
+    const current = await this.operation(operationId);
+    const call = { id: item.toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
+    await this.store.commit(operationId, current.version, rejectionReceipt(call, options.reason), {});
+    await this.finish(operationId, live, 'interrupted');
+  }
+
+  /**
+   * The result of a deferred call arrives (L4, P3, P4): the after-hooks of the original caller hooks
+   * (restored from the database) and of the current environment run, then the result is written with a
+   * compare-and-set on the empty placeholder. The first final write wins; a later one throws
+   * `AlreadyCompletedError` and changes nothing.
+   */
+  async completeDeferred(operationId: string, toolCallId: string, result: { content: string; success?: boolean }): Promise<{ published: true }> {
+    if (typeof result?.content !== 'string') throw new TypeError('result.content must be a string');
+    if (result.success !== undefined && typeof result.success !== 'boolean') throw new TypeError('result.success must be a boolean');
+    const operation = await this.operation(operationId);
+    const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
+    if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'deferred call');
+    if ((await this.store.placeholderState(operationId, toolCallId)) !== 'empty') throw new AlreadyCompletedError(operationId, toolCallId);
+    if (operation.status === 'completed') throw new InterventionNotPendingError(operationId, toolCallId);
+    const live = this.ensureLive(operation);
+    // Caller policy comes from the database; a read error propagates, never read as "no hooks" (L4).
+    await this.executor.restoreCallerHooks(operationId);
+    const assistant = (await this.store.messages(operationId)).find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === toolCallId));
+    const call = assistant?.toolCalls?.find((c) => c.id === toolCallId) ?? { id: toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
+    const outcome = await this.tools.completeDeferred(
+      {
+        operationId,
+        agentId: operation.agentId,
+        ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
+        ...(operation.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
+        ...(operation.threadId ? { threadId: operation.threadId } : {}),
+        stepIndex: item.stepIndex,
+        callIndex: item.callIndex,
+        assistantMessageId: assistant?.id ?? '',
+        call,
+        runContext: live.runContext,
+        signal: live.controller.signal,
+      },
+      { content: result.content, success: result.success ?? true },
+      assistant !== undefined,
+    );
+    const message = { ...outcome.message, role: 'tool' as const, toolCallId };
+    const published = await this.store.publishDeferred(operationId, toolCallId, { content: message.content, success: outcome.success }, message);
+    if (!published) throw new AlreadyCompletedError(operationId, toolCallId);
+    await this.resumeIfReady(operationId, live);
+    return { published: true };
+  }
+
+  /** Resolves with the operation's result once it is completed, here or in another process. */
+  async result(operationId: string): Promise<OperationResult> {
+    const live = this.live.get(operationId);
+    if (live) return live.done;
+    await this.operation(operationId);
+    return this.whenCompleted(operationId);
   }
 
   /** An operation this process is not driving: resolves once the database shows it completed. */
-  private async whenCompleted(operationId: string): Promise<OperationResult> {
+  private async whenCompleted(operationId: string, live?: LiveOperation): Promise<OperationResult> {
+    let delay = COMPLETION_POLL_MS;
     for (;;) {
-      const operation = await this.store.getOperation(operationId);
-      if (!operation) throw new Error(`operation ${operationId} does not exist`);
-      if (operation.status === 'completed') {
-        const lastAssistant = (await this.store.messages(operationId)).findLast((m) => m.role === 'assistant');
-        return { operationId, status: 'completed', reason: operation.reason ?? 'done', content: lastAssistant?.content ?? '', usage: operation.usage };
-      }
-      await new Promise((resolve) => setTimeout(resolve, COMPLETION_POLL_MS).unref());
+      if (live && (live.driving || live.settled)) return live.done;
+      const operation = await this.operation(operationId);
+      if (operation.status === 'completed') return this.resultOf(operationId, operation.reason ?? 'done');
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      delay = Math.min(delay * 2, COMPLETION_POLL_MAX_MS);
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    for (const live of this.live.values()) live.controller.abort(new Error('shutting down'));
-    await Promise.allSettled([...this.live.values()].map((live) => live.done));
+    const driving = [...this.live.values()].filter((live) => live.driving);
+    for (const live of driving) live.controller.abort(new Error('shutting down'));
+    // Waiting operations hold no step; they stay waiting in the database for whoever resumes them.
+    await Promise.allSettled(driving.map((live) => live.done));
+    this.live.clear();
   }
 
-  private async drive(operationId: string, live: LiveOperation): Promise<OperationResult> {
+  private async drive(operationId: string, live: LiveOperation, fresh: boolean): Promise<void> {
+    live.driving = true;
     let reason: TerminalReason = 'error';
     try {
-      const started = await this.dispatcher.transform('on_run_start', live.runContext, { operationId });
-      live.runContext = started;
+      if (fresh) await this.runStart(operationId, live);
       for (;;) {
         const result = await this.executor.step({ operationId, runContext: live.runContext, signal: live.controller.signal });
         live.steps++;
+        if (result && 'waiting' in result) {
+          if (live.resumeRequested) {
+            live.resumeRequested = false;
+            continue;
+          }
+          live.driving = false;
+          this.watch(operationId, live);
+          return;
+        }
         if (result) {
           reason = result.terminal;
           break;
@@ -177,27 +297,107 @@ export class AgentRuntime implements OnApplicationShutdown {
       reason = live.controller.signal.aborted ? 'interrupted' : 'error';
       if (reason === 'error') live.error = error;
     }
-    return this.finish(operationId, live, reason);
+    await this.finish(operationId, live, reason);
   }
 
-  private async finish(operationId: string, live: LiveOperation, reason: TerminalReason): Promise<OperationResult> {
+  /** `on_run_start` once per operation; a replaced context is stored, so a resume elsewhere sees it too. */
+  private async runStart(operationId: string, live: LiveOperation): Promise<void> {
+    const started = await this.dispatcher.transform('on_run_start', live.runContext, { operationId });
+    if (started === live.runContext) return;
+    live.runContext = started;
+    const operation = await this.operation(operationId);
+    await this.store.commit(operationId, operation.version, undefined, { runContext: storedContext(started) });
+  }
+
+  /** A waiting operation: settle `done` here if another process finishes it. */
+  private watch(operationId: string, live: LiveOperation): void {
+    void this.whenCompleted(operationId, live).then(
+      (result) => {
+        if (live.driving || live.settled) return;
+        this.release(operationId, live, result);
+      },
+      () => undefined,
+    );
+  }
+
+  private async resumeIfReady(operationId: string, live: LiveOperation): Promise<void> {
+    if (!(await this.store.resume(operationId))) return;
+    if (live.driving) live.resumeRequested = true;
+    else void this.drive(operationId, live, false);
+  }
+
+  /** The live state of an operation this process did not start (after a restart): context from the database, no token. */
+  private ensureLive(operation: StoredOperation): LiveOperation {
+    let live = this.live.get(operation.id);
+    if (!live) {
+      live = newLive(restoredContext(operation.id, operation.runContext));
+      this.live.set(operation.id, live);
+      this.watch(operation.id, live);
+    }
+    return live;
+  }
+
+  /** Checks that the call waits for a human decision and records the decision, once. */
+  private async decide(
+    operationId: string,
+    toolCallId: string,
+    action: InterventionAction,
+    reason: string | undefined,
+    decidedBy: string | undefined,
+  ): Promise<{ operation: StoredOperation; item: StoredIntervention }> {
+    const operation = await this.operation(operationId);
+    const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'approval');
+    if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'approval');
+    if (item.status !== 'pending' || operation.status === 'completed') throw new InterventionNotPendingError(operationId, toolCallId);
+    const decided = await this.store.decide(operationId, toolCallId, {
+      action,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(decidedBy !== undefined ? { decidedBy } : {}),
+    });
+    if (!decided) throw new InterventionNotPendingError(operationId, toolCallId);
+    // The operation's caller hooks, restored if this process never had them (L2).
+    await this.executor.restoreCallerHooks(operationId);
+    return { operation, item };
+  }
+
+  private async dispatchOn(operation: StoredOperation, live: LiveOperation, event: InterventionEvent): Promise<void> {
+    const base = agentEventBase({
+      ...operation,
+      operationId: operation.id,
+      ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
+    });
+    await this.dispatcher.dispatch(event.type, { ...base, ...event } as never, { operationId: operation.id, runContext: live.runContext });
+  }
+
+  private async operation(operationId: string): Promise<StoredOperation> {
+    const operation = await this.store.getOperation(operationId);
+    if (!operation) throw new UnknownOperationError(operationId);
+    return operation;
+  }
+
+  private async finish(operationId: string, live: LiveOperation, reason: TerminalReason): Promise<void> {
     const error = live.error;
     try {
-      const first = await this.store.complete(
-        operationId,
-        reason,
-        error !== undefined ? { type: errorType(error), message: error instanceof Error ? error.message : String(error) } : undefined,
-      );
+      // S3: the error's type is recorded; its message may hold user input and is not stored.
+      const first = await this.store.complete(operationId, reason, error !== undefined ? { type: errorType(error) } : undefined);
       if (first) await this.terminalHooks(operationId, live, reason, error);
     } catch (failure) {
       this.logger.error(`terminal transition of ${operationId} failed (${errorType(failure)})`);
-    } finally {
-      this.registry.unregister(operationId);
-      this.live.delete(operationId);
     }
+    const stored = await this.store.getOperation(operationId).catch(() => null);
+    this.release(operationId, live, await this.resultOf(operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason)));
+  }
+
+  /** Settles `done` and drops everything this process held for the operation (A4). */
+  private release(operationId: string, live: LiveOperation, result: OperationResult): void {
+    this.registry.unregister(operationId);
+    if (this.live.get(operationId) === live) this.live.delete(operationId);
+    live.settle(result);
+  }
+
+  private async resultOf(operationId: string, reason: TerminalReason): Promise<OperationResult> {
     const operation = await this.store.getOperation(operationId);
-    const messages = await this.store.messages(operationId);
-    const lastAssistant = messages.findLast((m) => m.role === 'assistant');
+    const lastAssistant = (await this.store.messages(operationId)).findLast((m) => m.role === 'assistant');
     return {
       operationId,
       status: 'completed',
@@ -263,6 +463,35 @@ export class AgentRuntime implements OnApplicationShutdown {
     // on_run_error never propagates and never masks the original error (E2).
     await safely(() => this.dispatcher.dispatch('on_run_error', raised, options));
   }
+}
+
+type InterventionEvent =
+  | { type: 'afterHumanIntervention'; action: InterventionAction; toolCallId: string; rejectionReason?: string }
+  | { type: 'onStopByHumanIntervention'; toolCallId: string; rejectionReason?: string };
+
+function newLive(runContext: RunContext): LiveOperation {
+  let settle!: (result: OperationResult) => void;
+  const done = new Promise<OperationResult>((resolve) => (settle = resolve));
+  const live: LiveOperation = {
+    controller: new AbortController(),
+    runContext,
+    startedAt: performance.now(),
+    steps: 0,
+    driving: false,
+    resumeRequested: false,
+    settled: false,
+    done,
+    settle: (result) => {
+      if (live.settled) return;
+      live.settled = true;
+      settle(result);
+    },
+  };
+  return live;
+}
+
+function emptyResult(operationId: string, reason: TerminalReason): OperationResult {
+  return { operationId, status: 'completed', reason, content: '', usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
 }
 
 function toError(error: unknown): Error {

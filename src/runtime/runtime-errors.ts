@@ -42,3 +42,53 @@ export class RunFailedError extends Error {
     super(`operation ${operationId} failed (${errorType})`);
   }
 }
+
+/** No operation with this id (HTTP 404). */
+export class UnknownOperationError extends Error {
+  override readonly name = 'UnknownOperationError';
+  readonly code = 'not_found';
+
+  constructor(readonly operationId: string) {
+    super(`operation ${operationId} does not exist`);
+  }
+}
+
+/** No approval (or deferred call) with this tool call id in the operation (HTTP 404). */
+export class UnknownInterventionError extends Error {
+  override readonly name = 'UnknownInterventionError';
+  readonly code = 'not_found';
+
+  constructor(
+    readonly operationId: string,
+    readonly toolCallId: string,
+    kind: 'approval' | 'deferred call',
+  ) {
+    super(`operation ${operationId} has no ${kind} for tool call ${toolCallId}`);
+  }
+}
+
+/** The approval was already decided, or the operation is over (HTTP 409): never a second execution. */
+export class InterventionNotPendingError extends Error {
+  override readonly name = 'InterventionNotPendingError';
+  readonly code = 'not_pending';
+
+  constructor(
+    readonly operationId: string,
+    readonly toolCallId: string,
+  ) {
+    super(`tool call ${toolCallId} of operation ${operationId} is not waiting for a decision`);
+  }
+}
+
+/** A deferred result arrived after the first final one (L4, HTTP 409): nothing was changed. */
+export class AlreadyCompletedError extends Error {
+  override readonly name = 'AlreadyCompletedError';
+  readonly code = 'already_completed';
+
+  constructor(
+    readonly operationId: string,
+    readonly toolCallId: string,
+  ) {
+    super(`tool call ${toolCallId} of operation ${operationId} already has its result`);
+  }
+}

@@ -3,7 +3,7 @@
  * operation from here and commits its effects here, so any process can run the next step (DESIGN §4).
  */
 import type { AgentHookWebhook } from '../hooks/agent-hook.js';
-import type { TerminalReason, UsageTotals } from '../hooks/agent-events.js';
+import type { TerminalReason, ToolResult, UsageTotals } from '../hooks/agent-events.js';
 import type { ModelToolCall } from './models/chat-model.js';
 
 export type OperationStatus = 'running' | 'waiting' | 'completed';
@@ -16,9 +16,21 @@ export interface StoredRunContext {
   metadata?: Record<string, unknown>;
 }
 
+/** The latest compaction: the summary stands in for every message up to `throughSeq`. */
+export interface StoredCompaction {
+  groupId: string;
+  summary: string;
+  throughSeq: number;
+}
+
 export interface StoredOperation {
   id: string;
   parentOperationId?: string;
+  /** A sub-agent's thread (V1). */
+  threadId?: string;
+  /** The parent's `agents/call` tool call this operation answers (P5). */
+  parentToolCallId?: string;
+  compaction?: StoredCompaction;
   agentId: string;
   ownerId?: string;
   status: OperationStatus;
@@ -60,11 +72,34 @@ export interface NewOperation {
   agentId: string;
   ownerId?: string;
   parentOperationId?: string;
+  threadId?: string;
+  parentToolCallId?: string;
   prompt: string;
   runContext: StoredRunContext;
   callerHooks: StoredCallerHook[];
   idempotencyKey?: string;
 }
+
+/** A tool call waiting for a human decision (`approval`) or an outside executor (`deferred`). */
+export interface StoredIntervention {
+  toolCallId: string;
+  stepIndex: number;
+  callIndex: number;
+  identifier: string;
+  apiName: string;
+  args: Record<string, unknown>;
+  kind: 'approval' | 'deferred';
+  status: 'pending' | 'approved' | 'rejected' | 'completed';
+  decision?: InterventionAction;
+  decisionReason?: string;
+  claimedBy?: string;
+}
+
+export type InterventionAction = 'approve' | 'reject' | 'rejectAndContinue';
+
+export type NewStoredIntervention = Pick<StoredIntervention, 'toolCallId' | 'stepIndex' | 'callIndex' | 'identifier' | 'apiName' | 'args' | 'kind'>;
+
+export type ToolMessage = NewMessage & { role: 'tool'; toolCallId: string };
 
 export interface RuntimeStore {
   /** Operation, caller hooks and the user's prompt, in one transaction; an idempotency key returns the existing one. */
@@ -77,9 +112,26 @@ export interface RuntimeStore {
     operationId: string,
     expectedVersion: number,
     message: NewMessage | undefined,
-    patch: Partial<Pick<StoredOperation, 'stepIndex' | 'usage' | 'status' | 'runContext'>>,
+    patch: Partial<Pick<StoredOperation, 'stepIndex' | 'usage' | 'status' | 'runContext' | 'compaction'>>,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }>;
   /** The terminal transition, exactly once: false when the operation was already completed. */
-  complete(operationId: string, reason: TerminalReason, error?: { type: string; message: string }): Promise<boolean>;
+  complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }): Promise<boolean>;
+
+  /** Every intervention of the operation, in step then call order. */
+  interventions(operationId: string): Promise<StoredIntervention[]>;
+  /** Records the interventions not recorded yet; deferred ones get their empty placeholder (one transaction). */
+  recordInterventions(operationId: string, items: readonly NewStoredIntervention[]): Promise<void>;
+  /** running → waiting while something is pending: true when the operation now waits. */
+  pause(operationId: string): Promise<boolean>;
+  /** waiting → running once nothing is pending: true for the one caller that resumed it. */
+  resume(operationId: string): Promise<boolean>;
+  /** Decides a pending approval once: false when it was not pending. */
+  decide(operationId: string, toolCallId: string, decision: { action: InterventionAction; reason?: string; decidedBy?: string }): Promise<boolean>;
+  /** Claims an approved call for one executor: false when someone claimed it before. */
+  claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean>;
+  /** The deferred placeholder's state, or null when the call has none. */
+  placeholderState(operationId: string, toolCallId: string): Promise<'empty' | 'final' | null>;
+  /** The compare-and-set publish of a deferred result (L4): false when the placeholder was already final. */
+  publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage): Promise<boolean>;
 }
 export const RUNTIME_STORE = Symbol('nest-agent-hooks:RuntimeStore');

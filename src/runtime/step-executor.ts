@@ -6,16 +6,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { AgentEventBase, TerminalReason, ToolResultSummary, UsageTotals } from '../hooks/agent-events.js';
+import type { AgentEventBase, PendingTool, TerminalReason, ToolResultSummary } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import { agentEventBase } from './agent-event-base.js';
 import type { AgentHookPoint } from '../hooks/hook-points.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { AGENT_DIRECTORY, type AgentDirectory, type ResolvedAgent } from './agent-directory.port.js';
-import type { ChatMessage, ModelToolCall } from './models/chat-model.js';
-import { RUNTIME_STORE, type RuntimeStore, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
-import { ToolCallRunner } from './tool-call.runner.js';
+import type { ModelToolCall } from './models/chat-model.js';
+import { RUNTIME_STORE, type NewMessage, type RuntimeStore, type StoredIntervention, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
+import { ToolCallRunner, type ToolCallInput } from './tool-call.runner.js';
+import { CallRouter, type CallRoute } from './call-router.js';
+import { Compactor } from './compactor.js';
+import { addUsage, toChat } from './conversation.js';
+import { isHumanRejection, rejectionReceipt, unknownOutcomeReceipt } from './intervention-receipts.js';
 import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
 
 export interface StepInput {
@@ -24,15 +28,22 @@ export interface StepInput {
   signal: AbortSignal;
 }
 
-/** `undefined`: the operation goes on to another step. */
-export type StepResult = { terminal: TerminalReason } | undefined;
+/** `undefined`: the operation goes on to another step; `waiting`: it waits for a human or an outside executor. */
+export type StepResult = { terminal: TerminalReason } | { waiting: true } | undefined;
+
+const WAITING = { waiting: true } as const;
 
 @Injectable()
 export class StepExecutor {
+  /** Who claims approved calls from this process: one executor per call (never a second execution). */
+  private readonly claimant = `${process.pid}:${randomUUID()}`;
+
   constructor(
     private readonly dispatcher: HookDispatcher,
     private readonly registry: HookRegistry,
     private readonly tools: ToolCallRunner,
+    private readonly router: CallRouter,
+    private readonly compactor: Compactor,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
@@ -41,6 +52,7 @@ export class StepExecutor {
   async step({ operationId, runContext, signal }: StepInput): Promise<StepResult> {
     let operation = await this.load(operationId);
     if (operation.status === 'completed') return { terminal: operation.reason ?? 'done' };
+    if (operation.status === 'waiting') return WAITING;
     if (signal.aborted) return { terminal: 'interrupted' };
     const agent = this.agents.agent(operation.agentId);
     if (!agent) throw new Error(`agent "${operation.agentId}" is no longer configured`);
@@ -49,15 +61,18 @@ export class StepExecutor {
 
     await this.restoreCallerHooks(operationId);
     const messages = await this.store.messages(operationId);
-    const base = (): Omit<AgentEventBase, 'type'> =>
-      agentEventBase({ ...operation, operationId, ...(runContext.userId ? { userId: runContext.userId } : {}) });
+    const userId = runContext.userId;
+    const base = (): Omit<AgentEventBase, 'type'> => agentEventBase({ ...operation, operationId, ...(userId ? { userId } : {}) });
+    const dispatchOptions = { operationId, runContext, signal };
     let assistant = lastAssistantWithOpenCalls(messages);
     if (!assistant) {
-      await this.dispatcher.dispatch('beforeStep', { ...base(), type: 'beforeStep' }, { operationId, runContext, signal });
+      await this.dispatcher.dispatch('beforeStep', { ...base(), type: 'beforeStep' }, dispatchOptions);
+      operation = await this.compactor.compactIfNeeded({ operation, messages, agent, base: base(), dispatchOptions });
       const response = await agent.model.complete({
-        messages: toChat(messages, agent),
+        messages: toChat(messages, agent, operation.compaction),
         tools: (await this.catalog.toolsFor(agent.tools)).map(({ identifier, apiName, description, parameters }) => ({ identifier, apiName, description, parameters })),
         prompt: messages.find((m) => m.role === 'user')?.content ?? '',
+        turn: messages.filter((m) => m.role === 'assistant').length,
         signal,
         purpose: 'step',
       });
@@ -75,27 +90,69 @@ export class StepExecutor {
 
     const calls = assistant.toolCalls ?? [];
     const published = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
-    const results: ToolResultSummary[] = [];
+    const routes = await this.routesOf(agent, calls);
+    const interventions = routes.some((r) => r !== 'run') ? byToolCall(await this.store.interventions(operationId)) : NO_INTERVENTIONS;
+    let awaitingDeferred = false;
     for (const [callIndex, call] of calls.entries()) {
-      if (published.has(call.id)) continue; // already published before a restart
+      if (published.has(call.id)) continue; // already published before a restart or a pause
       if (signal.aborted) return { terminal: 'interrupted' };
-      const outcome = await this.tools.run({
+      const input: ToolCallInput = {
         operationId,
         agentId: operation.agentId,
-        ...(runContext.userId ? { userId: runContext.userId } : {}),
+        ...(userId ? { userId } : {}),
         ...(operation.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
+        ...(operation.threadId ? { threadId: operation.threadId } : {}),
         stepIndex: operation.stepIndex,
         callIndex,
         assistantMessageId: assistant.id,
         call,
         runContext,
         signal,
-      });
+      };
+      const route = routes[callIndex]!;
+      const item = interventions.get(call.id);
+      if (route === 'approval') {
+        if (!item || item.status === 'pending') {
+          const paused = await this.awaitApproval(operationId, operation.stepIndex, calls, callIndex, routes, published, interventions, base, dispatchOptions);
+          return paused ? WAITING : undefined; // decided meanwhile: run the step again
+        }
+        if (item.status === 'rejected') {
+          if (item.decision !== 'rejectAndContinue') return { terminal: 'interrupted' };
+          // A rejection receipt holds no tool output: published directly (P2).
+          operation = await this.publish(operation, rejectionReceipt(call, item.decisionReason));
+          continue;
+        }
+        if (!(await this.store.claim(operationId, call.id, this.claimant))) {
+          // Claimed before (a crash mid-execution): never run blindly a second time.
+          operation = await this.publish(operation, unknownOutcomeReceipt(call));
+          continue;
+        }
+      }
+      if (route === 'deferred') {
+        if (item) {
+          if (item.status === 'pending') awaitingDeferred = true;
+          continue;
+        }
+        const outcome = await this.tools.run(input, { handOut: true });
+        if ('handedOut' in outcome) {
+          const { identifier, apiName, args } = call;
+          await this.store.recordInterventions(operationId, [{ toolCallId: call.id, stepIndex: operation.stepIndex, callIndex, identifier, apiName, args, kind: 'deferred' }]);
+          awaitingDeferred = true;
+          continue;
+        }
+        operation = await this.publish(operation, outcome.message);
+        continue;
+      }
+      const outcome = await this.tools.run(input);
       // P1: the result is written only now, after result control; message and state change are one transaction.
-      operation = (await this.store.commit(operationId, operation.version, outcome.message, {})).operation;
-      results.push({ toolCallId: call.id, success: outcome.success, ...(outcome.error ? { error: outcome.error } : {}) });
+      operation = await this.publish(operation, outcome.message);
+    }
+    if (awaitingDeferred) {
+      if (await this.store.pause(operationId)) return WAITING;
+      operation = await this.load(operationId); // every deferred result arrived during the step
     }
 
+    const answered = await this.results(operationId, calls);
     await this.dispatcher.dispatch(
       'afterStep',
       {
@@ -103,10 +160,10 @@ export class StepExecutor {
         type: 'afterStep',
         content: assistant.content,
         toolCalls: calls.map(({ id, identifier, apiName }) => ({ toolCallId: id, identifier, apiName })),
-        toolResults: results,
+        toolResults: answered,
         usage: { ...operation.usage },
       },
-      { operationId, runContext, signal },
+      dispatchOptions,
     );
     operation = (await this.store.commit(operationId, operation.version, undefined, { stepIndex: operation.stepIndex + 1 })).operation;
     if (calls.length === 0) return { terminal: 'done' };
@@ -115,11 +172,63 @@ export class StepExecutor {
   }
 
   /**
+   * Records the approvals this step needs — this call and every later one of the step that needs one —,
+   * tells `beforeHumanIntervention` about them (once: a retried step finds them recorded), and pauses.
+   * False when nothing is pending any more (decided while this step was getting here).
+   */
+  private async awaitApproval(
+    operationId: string,
+    stepIndex: number,
+    calls: readonly ModelToolCall[],
+    from: number,
+    routes: readonly CallRoute[],
+    published: ReadonlySet<string | undefined>,
+    interventions: ReadonlyMap<string, StoredIntervention>,
+    base: () => Omit<AgentEventBase, 'type'>,
+    dispatchOptions: { operationId: string; runContext: RunContext; signal: AbortSignal },
+  ): Promise<boolean> {
+    const pending = calls
+      .map((call, callIndex) => ({ call, callIndex }))
+      .filter(({ call, callIndex }) => callIndex >= from && routes[callIndex] === 'approval' && !published.has(call.id))
+      .filter(({ call }) => (interventions.get(call.id)?.status ?? 'pending') === 'pending');
+    const pendingTools: PendingTool[] = pending.map(({ call }) => ({ toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, args: call.args, kind: 'approval' }));
+    if (pending.some(({ call }) => !interventions.has(call.id))) {
+      await this.dispatcher.dispatch('beforeHumanIntervention', { ...base(), type: 'beforeHumanIntervention', pendingTools }, dispatchOptions);
+      await this.store.recordInterventions(
+        operationId,
+        pending.map(({ call, callIndex }) => ({ toolCallId: call.id, stepIndex, callIndex, identifier: call.identifier, apiName: call.apiName, args: call.args, kind: 'approval' as const })),
+      );
+    }
+    return this.store.pause(operationId);
+  }
+
+  private async routesOf(agent: ResolvedAgent, calls: readonly ModelToolCall[]): Promise<CallRoute[]> {
+    if (calls.length === 0 || !this.router.mayIntervene(agent) && !calls.some(needsCatalog)) return calls.map(() => 'run');
+    return Promise.all(calls.map(async (call) => this.router.route(agent, await this.catalog.find(call.identifier, call.apiName), call)));
+  }
+
+  /** What each call of the step published, read back (some were published by a resume or a deferred completion). */
+  private async results(operationId: string, calls: readonly ModelToolCall[]): Promise<ToolResultSummary[]> {
+    if (calls.length === 0) return [];
+    const byCall = new Map((await this.store.messages(operationId)).filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m]));
+    return calls.flatMap((call) => {
+      const message = byCall.get(call.id);
+      if (!message) return [];
+      const success = !message.error && !message.content.startsWith('Error: ') && !isHumanRejection(message);
+      return [{ toolCallId: call.id, success, ...(message.error ? { error: message.error } : {}) }];
+    });
+  }
+
+  private async publish(operation: StoredOperation, message: NewMessage): Promise<StoredOperation> {
+    return (await this.store.commit(operation.id, operation.version, message, {})).operation;
+  }
+
+  /**
    * A step run by a process that did not start the operation (after a restart; in queue mode, any worker)
    * restores the persisted caller webhooks, in order, templates as stored (L2, W3). Handler functions are
    * gone with the process that registered them.
    */
-  private async restoreCallerHooks(operationId: string): Promise<void> {
+  async restoreCallerHooks(operationId: string): Promise<void> {
     if (this.registry.hasCallerHooks(operationId)) return;
     const stored = await this.store.callerHooks(operationId);
     if (stored.length === 0) return;
@@ -147,20 +256,13 @@ function lastAssistantWithOpenCalls(messages: readonly StoredMessage[]): StoredM
   return calls.every((call) => answered.has(call.id)) ? undefined : assistant;
 }
 
-function toChat(messages: readonly StoredMessage[], agent: ResolvedAgent): ChatMessage[] {
-  const chat: ChatMessage[] = agent.instructions ? [{ role: 'system', content: agent.instructions }] : [];
-  for (const m of messages) {
-    if (m.role === 'user') chat.push({ role: 'user', content: m.content });
-    else if (m.role === 'assistant') chat.push({ role: 'assistant', content: m.content, ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}) });
-    else chat.push({ role: 'tool', content: m.content, toolCallId: m.toolCallId ?? '', identifier: m.identifier ?? '', apiName: m.apiName ?? '' });
-  }
-  return chat;
+const NO_INTERVENTIONS: ReadonlyMap<string, StoredIntervention> = new Map();
+
+function byToolCall(items: readonly StoredIntervention[]): ReadonlyMap<string, StoredIntervention> {
+  return new Map(items.map((item) => [item.toolCallId, item]));
 }
 
-function addUsage(total: UsageTotals, step: UsageTotals): UsageTotals {
-  return {
-    inputTokens: total.inputTokens + step.inputTokens,
-    outputTokens: total.outputTokens + step.outputTokens,
-    costUsd: total.costUsd + step.costUsd,
-  };
+/** The built-in sub-agent tool is routed through the catalog even for agents without approval rules. */
+function needsCatalog(call: ModelToolCall): boolean {
+  return call.identifier === 'agents' && call.apiName === 'call';
 }

@@ -7,7 +7,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import type { AfterToolCallEvent, ToolCallHookContext, ToolResult } from '../hooks/agent-events.js';
-import type { RunContext } from '../hooks/contexts.js';
+import type { RunContext, ToolRequestContext } from '../hooks/contexts.js';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import { agentEventBase } from './agent-event-base.js';
@@ -22,6 +22,7 @@ export interface ToolCallInput {
   agentId: string;
   userId?: string;
   parentOperationId?: string;
+  threadId?: string;
   stepIndex: number;
   callIndex: number;
   assistantMessageId: string;
@@ -29,6 +30,21 @@ export interface ToolCallInput {
   runContext: RunContext;
   signal: AbortSignal;
 }
+
+/** What one call needs through its chain, built once. */
+interface Chain {
+  input: ToolCallInput;
+  request: ToolRequestContext;
+  context: ToolCallHookContext;
+  base: ReturnType<typeof agentEventBase>;
+  dispatchOptions: { operationId: string; runContext: RunContext; signal: AbortSignal };
+}
+
+/** A deferred call the before-chain let through: it is handed to the outside executor, not run here. */
+export interface HandedOut {
+  handedOut: true;
+}
+const HANDED_OUT: HandedOut = { handedOut: true };
 
 export interface ToolCallOutcome {
   message: NewMessage;
@@ -43,18 +59,23 @@ export class ToolCallRunner {
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
   ) {}
 
-  async run(input: ToolCallInput): Promise<ToolCallOutcome> {
+  /**
+   * Runs the call through the whole chain. With `handOut` (a deferred call, DESIGN §8), a call the
+   * before-chain allows and no handler mocked is not executed: `{ handedOut: true }` tells the caller to
+   * leave its placeholder for the outside executor.
+   */
+  async run(input: ToolCallInput, options: { handOut: true }): Promise<ToolCallOutcome | HandedOut>;
+  async run(input: ToolCallInput): Promise<ToolCallOutcome>;
+  async run(input: ToolCallInput, options: { handOut?: boolean } = {}): Promise<ToolCallOutcome | HandedOut> {
     const { call, operationId, runContext, signal } = input;
     const tool = await this.catalog.find(call.identifier, call.apiName);
-    const dispatchOptions = { operationId, runContext, signal };
-    const request = buildToolRequestContext({ runId: runContext.runId, toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, ...(tool ? { tool } : {}) });
+    const chain = this.chainOf(input, tool);
+    const { request, context, base, dispatchOptions } = chain;
 
     // 1. engine family, observe only, no arguments (E2, E9)
     await this.dispatcher.dispatch('before_tool_call', request, dispatchOptions);
 
     // 2. agent family: mocks first, then the before-controls (M1, W8, W12)
-    const context = this.toolContext(input, tool);
-    const base = agentEventBase(input);
     const gate = await this.dispatcher.gateToolCall({ ...base, ...context, type: 'beforeToolCall' }, dispatchOptions);
     if (gate.verdict.outcome !== 'allowed') {
       const denied = deniedToolResult(gate.verdict);
@@ -62,6 +83,7 @@ export class ToolCallRunner {
       await this.dispatcher.dispatch('afterToolCall', { ...base, ...context, type: 'afterToolCall', result: denied, mocked: false }, dispatchOptions);
       return this.outcome(input, denied.content, gate.verdict);
     }
+    if (options.handOut && gate.mock === null) return HANDED_OUT;
 
     // 3. execution, unless mocked
     const started = performance.now();
@@ -73,20 +95,43 @@ export class ToolCallRunner {
       else if (call.invalidArgs !== undefined) throw new ToolError('invalid_arguments', `the arguments for ${call.identifier}/${call.apiName} are not valid JSON`);
       else result = await this.catalog.execute(tool, call.args, { operationId, toolCallId: call.id, signal, runContext });
     } catch (error) {
-      // 4. the tool threw or timed out: sanitized engine context, then the agent event; the model sees an error result
-      const latencyMs = performance.now() - started;
+      // 4. the tool threw or timed out: the model sees an error result
       const type = error instanceof ToolError ? error.errorType : errorType(error);
-      await this.dispatcher.dispatch('on_tool_error', toolCallContext(request, 'error', latencyMs, type), dispatchOptions);
       const message = error instanceof ToolError ? error.message : `${call.identifier}/${call.apiName} failed (${type})`;
-      await this.dispatcher.dispatch(
-        'onToolCallError',
-        { ...base, ...context, type: 'onToolCallError', error: { type, message, ...(error instanceof ToolError ? { code: error.code } : {}) } },
-        dispatchOptions,
-      );
+      await this.reportFailure(chain, performance.now() - started, { type, message, ...(error instanceof ToolError ? { code: error.code } : {}) });
       return { message: this.toolMessage(input, `Error: ${message}`), success: false };
     }
-    const latencyMs = performance.now() - started;
+    return this.afterExecution(chain, result, mocked, performance.now() - started);
+  }
 
+  /**
+   * A deferred result arrives (`completeDeferred`, L4, P3, P4): the hooks that follow an execution run
+   * now — the original caller hooks and the current environment hooks — and their verdict decides what
+   * the caller publishes. A failed result is reported (`on_tool_error`, `onToolCallError`) and, unlike an
+   * error of our own, still passes the after-controls: its content comes from outside and a control
+   * decides whether the model may see it. `call` is undefined when the call cannot be reconstructed: a
+   * configured after-control then fails closed.
+   */
+  async completeDeferred(input: ToolCallInput, result: ToolResult, reconstructed: boolean): Promise<ToolCallOutcome> {
+    const tool = await this.catalog.find(input.call.identifier, input.call.apiName);
+    const chain = this.chainOf(input, tool);
+    if (!reconstructed && this.dispatcher.hasHooks('afterToolCall', input.operationId)) {
+      const verdict: DeniedVerdict = { outcome: 'control_error', phase: 'afterToolCall', hookId: 'runtime', reason: 'hook_control_error', error: 'hook_control_error', errorCode: 'call_not_reconstructed' };
+      return this.outcome(input, verdict.reason, verdict);
+    }
+    if (result.success === false) {
+      await this.reportFailure(chain, 0, { type: 'DeferredToolError', message: 'the outside executor reported a failure' });
+      const verdict = await this.dispatcher.gateToolResult({ ...chain.base, ...chain.context, type: 'afterToolCall', result, mocked: false }, chain.dispatchOptions);
+      if (verdict.outcome !== 'allowed') return this.outcome(input, verdict.reason, verdict);
+      return { message: this.toolMessage(input, result.content, result.state), success: false };
+    }
+    return this.afterExecution(chain, result, false, result.executionTime ?? 0);
+  }
+
+  /** Steps 5–7 of DESIGN §3 and the message to publish. */
+  private async afterExecution(chain: Chain, executed: ToolResult, mocked: boolean, latencyMs: number): Promise<ToolCallOutcome> {
+    const { input, request, context, base, dispatchOptions } = chain;
+    let result = executed;
     // 5. the transform chain sees (and may reshape) the result text before anything else does
     if (result.success !== false) {
       const transformed = await this.dispatcher.transform('transform_tool_result', toolResultContext(request, result.content), dispatchOptions);
@@ -107,6 +152,24 @@ export class ToolCallRunner {
     };
   }
 
+  /** Step 4: the sanitized engine context, then the agent event. */
+  private async reportFailure(chain: Chain, latencyMs: number, error: { type: string; message: string; code?: string }): Promise<void> {
+    const { request, context, base, dispatchOptions } = chain;
+    await this.dispatcher.dispatch('on_tool_error', toolCallContext(request, 'error', latencyMs, error.type), dispatchOptions);
+    await this.dispatcher.dispatch('onToolCallError', { ...base, ...context, type: 'onToolCallError', error }, dispatchOptions);
+  }
+
+  private chainOf(input: ToolCallInput, tool: ToolDefinition | undefined): Chain {
+    const { call, operationId, runContext, signal } = input;
+    return {
+      input,
+      request: buildToolRequestContext({ runId: runContext.runId, toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, ...(tool ? { tool } : {}) }),
+      context: this.toolContext(input, tool),
+      base: agentEventBase(input),
+      dispatchOptions: { operationId, runContext, signal },
+    };
+  }
+
   /** The shared tool context of all three tool events (T1–T3), built by the one builder. */
   private toolContext(input: ToolCallInput, tool: ToolDefinition | undefined): ToolCallHookContext {
     return buildToolCallHookContext({
@@ -123,6 +186,7 @@ export class ToolCallRunner {
         agentId: input.agentId,
         ...(input.userId ? { userId: input.userId } : {}),
         ...(input.parentOperationId ? { parentOperationId: input.parentOperationId } : {}),
+        ...(input.threadId ? { threadId: input.threadId } : {}),
       },
     });
   }

@@ -25,6 +25,24 @@ export class OperationEntity {
   @Column(idColumn('parent_operation_id', true))
   parentOperationId!: string | null;
 
+  /** A sub-agent's own thread (V1); null for top-level operations. */
+  @Column(idColumn('thread_id', true))
+  threadId!: string | null;
+
+  /** The parent's `agents/call` tool call this operation answers (the completion bridge, P5). */
+  @Column(nameColumn('parent_tool_call_id', true))
+  parentToolCallId!: string | null;
+
+  /** The latest compaction: its group id, summary, and the last message `seq` it replaced. */
+  @Column(idColumn('compaction_group_id', true))
+  compactionGroupId!: string | null;
+
+  @Column({ name: 'compaction_summary', type: 'text', nullable: true })
+  compactionSummary!: string | null;
+
+  @Column({ name: 'compacted_through_seq', type: 'integer', nullable: true })
+  compactedThroughSeq!: number | null;
+
   @Column(nameColumn('agent_id'))
   agentId!: string;
 

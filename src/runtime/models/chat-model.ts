@@ -34,6 +34,11 @@ export interface ChatRequest {
   prompt: string;
   /** Cancels the call (operation cancelled or deadline). */
   signal?: AbortSignal;
+  /**
+   * How many assistant turns the operation had before this call, compacted ones included (the request's
+   * messages may hold fewer after a compaction). Scripted models play the entry of this turn.
+   */
+  turn?: number;
   /** A compaction summary request: scripted models answer it without consuming a script entry. */
   purpose?: 'step' | 'summary';
 }

@@ -1,6 +1,6 @@
 /**
- * The offline model (DESIGN §8). Stateless by construction: the script entry to play is the number of
- * assistant messages already in the request, so any process, before or after a restart, answers the same
+ * The offline model (DESIGN §8). Stateless by construction: the script entry to play is the request's
+ * `turn` (else the number of assistant messages in the request), so any process, before or after a restart, answers the same
  * request with the same response. Past the end of the script it answers with an empty final message.
  */
 import { ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ModelToolCall } from './chat-model.js';
@@ -26,7 +26,7 @@ export class ScriptedChatModel implements ChatModel {
   async complete(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) throw new ModelError('cancelled', 'scripted model call was cancelled');
     const values: TemplateValues = { prompt: request.prompt, lastToolResult: lastToolResult(request.messages) };
-    const assistantIndex = request.messages.filter((m) => m.role === 'assistant').length;
+    const assistantIndex = request.turn ?? request.messages.filter((m) => m.role === 'assistant').length;
     const { content, toolCalls } =
       request.purpose === 'summary' ? { content: summaryOf(request.messages, values), toolCalls: [] } : this.play(assistantIndex, values);
     const input = inputTokens(request.messages);

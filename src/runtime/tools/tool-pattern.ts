@@ -1,23 +1,27 @@
 /**
  * An agent's `tools:` entry (DESIGN §8): a glob over `identifier/apiName` (`clock/*`, `clock/now`, `*`) or
  * `mcp:<server>` for every tool of an MCP server. In a glob `*` matches within one half of the name and
- * `?` one character; `*` alone (or `**`) matches every tool. Everything else is literal.
+ * `?` one character; `*` alone (or `**`) matches every tool. Everything else is literal. The one tool
+ * matcher: the config loader only validates entries (config/tool-patterns.ts). Globs compile to the
+ * linear-time engine, so a pattern with many `*` cannot make matching a long (MCP) tool name slow.
  */
+import { RE2JS } from 're2js';
+
 export type ToolPattern =
   | { readonly kind: 'mcp'; readonly serverId: string; readonly source: string }
   | {
       readonly kind: 'glob';
       readonly source: string;
-      /** Whether `identifier/apiName` matches. */
+      /** Whether `identifier/apiName` matches (whole-string). */
       matches(toolName: string): boolean;
       /** Whether some tool of this identifier could match (which MCP servers must be asked). */
       mayMatchIdentifier(identifier: string): boolean;
     };
 
-const MCP_PREFIX = 'mcp:';
+export const MCP_PATTERN_PREFIX = 'mcp:';
 
 export function compileToolPattern(pattern: string): ToolPattern {
-  if (pattern.startsWith(MCP_PREFIX)) return { kind: 'mcp', serverId: pattern.slice(MCP_PREFIX.length), source: pattern };
+  if (pattern.startsWith(MCP_PATTERN_PREFIX)) return { kind: 'mcp', serverId: pattern.slice(MCP_PATTERN_PREFIX.length), source: pattern };
   if (pattern === '*' || pattern === '**') {
     return { kind: 'glob', source: pattern, matches: () => true, mayMatchIdentifier: () => true };
   }
@@ -27,17 +31,18 @@ export function compileToolPattern(pattern: string): ToolPattern {
   return {
     kind: 'glob',
     source: pattern,
-    matches: (toolName) => full.test(toolName),
-    mayMatchIdentifier: (id) => identifier.test(id),
+    matches: (toolName) => full.matches(toolName),
+    mayMatchIdentifier: (id) => identifier.matches(id),
   };
 }
 
-function globToRegExp(glob: string): RegExp {
+/** `matches` on the result is a whole-string match: `clock/*` does not match `myclock/now`. */
+function globToRegExp(glob: string): RE2JS {
   let source = '';
   for (const char of glob) {
     if (char === '*') source += '[^/]*';
     else if (char === '?') source += '[^/]';
-    else source += char.replace(/[\\^$.|+()[\]{}]/g, '\\$&');
+    else source += RE2JS.quote(char);
   }
-  return new RegExp(`^${source}$`);
+  return RE2JS.compile(source);
 }

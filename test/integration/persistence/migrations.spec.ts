@@ -6,11 +6,13 @@ import { DataSource } from 'typeorm';
 import { AGENT_HOOKS_ENTITIES, AGENT_HOOKS_TABLES } from '../../../src/persistence/agent-hooks-entities.js';
 import { createDataSourceOptions } from '../../../src/persistence/data-source-options.js';
 import { AgentHooksInitialSchema1764460800000 } from '../../../src/persistence/migrations/1764460800000-agent-hooks-initial-schema.js';
-import { AGENT_HOOKS_MIGRATIONS_TABLE } from '../../../src/persistence/migrations/agent-hooks-migrations.js';
+import { AGENT_HOOKS_MIGRATIONS, AGENT_HOOKS_MIGRATIONS_TABLE } from '../../../src/persistence/migrations/agent-hooks-migrations.js';
 import { runAgentHooksMigrations } from '../../../src/persistence/run-migrations.js';
 import { DATABASE_URL, listTables, postgresDatabaseOption, testDrivers, uniqueSchemaName, useTestDatabase } from './test-databases.js';
 
 const DRIVERS = await testDrivers();
+/** Every migration we ship, in order: each applied exactly once. */
+const ALL_MIGRATION_NAMES = AGENT_HOOKS_MIGRATIONS.map((migration) => new migration().name);
 
 describe.each(DRIVERS)('migrations on %s', (driver) => {
   const db = useTestDatabase(driver);
@@ -21,7 +23,7 @@ describe.each(DRIVERS)('migrations on %s', (driver) => {
     expect(names).toContain(AGENT_HOOKS_MIGRATIONS_TABLE);
     expect(names.every((name) => name.startsWith('agent_hooks_'))).toBe(true);
     const applied = await db.dataSource.query(`SELECT name FROM ${db.schema ? `"${db.schema}".` : ''}"${AGENT_HOOKS_MIGRATIONS_TABLE}"`);
-    expect(applied.map((row: { name: string }) => row.name)).toEqual(['AgentHooksInitialSchema1764460800000']);
+    expect(applied.map((row: { name: string }) => row.name)).toEqual(ALL_MIGRATION_NAMES);
   });
 
   it('match the entities column for column (the schema builder finds nothing to change)', async () => {
@@ -64,7 +66,7 @@ if (DRIVERS.includes('postgres')) {
         sources.push(await new DataSource(createDataSourceOptions(postgresDatabaseOption(schema))).initialize());
       }
       const results = await Promise.all(sources.map((source) => runAgentHooksMigrations(source)));
-      expect(results.flat()).toEqual(['AgentHooksInitialSchema1764460800000']);
+      expect(results.flat()).toEqual(ALL_MIGRATION_NAMES);
       expect(await listTables(sources[0]!)).toEqual(expect.arrayContaining([...AGENT_HOOKS_TABLES]));
     });
   });
@@ -80,7 +82,7 @@ describe('migrations on a host DataSource', () => {
     });
     await host.initialize();
     try {
-      await expect(runAgentHooksMigrations(host)).resolves.toEqual(['AgentHooksInitialSchema1764460800000']);
+      await expect(runAgentHooksMigrations(host)).resolves.toEqual(ALL_MIGRATION_NAMES);
       const names = await listTables(host);
       expect(names).toEqual(expect.arrayContaining([...AGENT_HOOKS_TABLES, 'migrations']));
     } finally {

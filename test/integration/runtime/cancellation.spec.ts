@@ -1,8 +1,9 @@
 /**
  * Cancellation (DESIGN §6 `cancel`, W12, A4): `runtime.cancel(operationId)` reaches the tool that is running
  * (its signal aborts) and a control webhook that is being waited for (the request is dropped, the verdict is
- * a control error `cancelled` — cancellation never grants permission — and the tool never runs). Either way
- * the operation ends `interrupted`, without `onError`, and leaves no caller hooks in memory.
+ * a control error `cancelled` — cancellation never grants permission: a before-control's tool never runs,
+ * an after-control's raw result is never published). Either way the operation ends `interrupted`, without
+ * `onError`, and leaves no caller hooks in memory.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,9 +26,15 @@ models:
     script:
       - toolCalls: [ { identifier: guarded, apiName: act, args: {} } ]
       - content: "never reached"
+  audited:
+    provider: scripted
+    script:
+      - toolCalls: [ { identifier: audited, apiName: read, args: {} } ]
+      - content: "never reached"
 agents:
   waiter: { model: patient, tools: [ "wait/*" ] }
   gated: { model: gated, tools: [ "guarded/*" ] }
+  audited: { model: audited, tools: [ "audited/*" ] }
 `;
 
 const tool = {
@@ -35,6 +42,7 @@ const tool = {
   signal: undefined as AbortSignal | undefined,
   abortReason: undefined as unknown,
   guardedRuns: 0,
+  auditedRuns: 0,
 };
 
 @Injectable()
@@ -60,6 +68,12 @@ class CancelTools {
   act(): string {
     tool.guardedRuns++;
     return 'acted';
+  }
+
+  @Tool({ identifier: 'audited', apiName: 'read', description: 'its output needs an after-control verdict', parameters: { type: 'object', properties: {} } })
+  read(): string {
+    tool.auditedRuns++;
+    return 'raw-output-needing-review';
   }
 }
 
@@ -92,7 +106,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  Object.assign(tool, { started: deferred(), signal: undefined, abortReason: undefined, guardedRuns: 0 });
+  Object.assign(tool, { started: deferred(), signal: undefined, abortReason: undefined, guardedRuns: 0, auditedRuns: 0 });
   arrived = deferred<IncomingMessage>();
   requestClosed = false;
 });
@@ -162,6 +176,35 @@ describe('runtime.cancel(operationId)', () => {
     expect(points).not.toContain('after_tool_call');
     expect(points).not.toContain('transform_tool_result');
     expect(points).not.toContain('onError');
+    expect(pointsOf(app.events, operationId, TERMINAL_POINTS)).toEqual(['onComplete', 'on_run_error']);
+    expect(app.registry.operationCount).toBe(0);
+  });
+
+  it('W9/W12 mid-webhook after the tool: a pending afterToolCall control is dropped; the raw result is never published', async () => {
+    const { operationId, done } = await app.runtime.execAgent({
+      agentId: 'audited',
+      prompt: 'read',
+      // onError 'continue' (the default): a cancelled review must not let the unreviewed result through.
+      hooks: [{ id: 'slow-review', type: 'afterToolCall', webhook: { url: `${base}/review`, responseHandling: 'toolCall', timeout: 60 } }],
+    });
+    const request = await within(arrived.promise, 'the control request to arrive');
+    expect(request.url).toBe('/review');
+    expect(tool.auditedRuns).toBe(1);
+
+    await app.runtime.cancel(operationId);
+    const result = await within(done, 'done');
+    expect(result).toMatchObject({ operationId, status: 'completed', reason: 'interrupted' });
+    await eventually(() => requestClosed, 'the control request to be dropped');
+
+    const review = app.outcomes.filter((o) => o.operationId === operationId && o.hookId === 'slow-review');
+    expect(review).toEqual([expect.objectContaining({ point: 'afterToolCall', source: 'caller', outcome: 'error', errorCode: 'cancelled' })]);
+    const messages = await app.store.messages(operationId);
+    expect(JSON.stringify(messages)).not.toContain('raw-output-needing-review');
+    // What was published for the call is the sanitized control error, as after a blocking control error.
+    expect(messages.filter((m) => m.role === 'tool')).toEqual([
+      expect.objectContaining({ content: 'hook_control_error', error: 'hook_control_error', state: { hookVerdict: expect.objectContaining({ outcome: 'control_error', phase: 'afterToolCall' }) } }),
+    ]);
+    expect(pointsOf(app.events, operationId)).not.toContain('onError');
     expect(pointsOf(app.events, operationId, TERMINAL_POINTS)).toEqual(['onComplete', 'on_run_error']);
     expect(app.registry.operationCount).toBe(0);
   });

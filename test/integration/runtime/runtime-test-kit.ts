@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Logger, type Provider } from '@nestjs/common';
+import { Logger, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
   AgentHooksModule,
@@ -18,6 +18,7 @@ import {
   type HookOutcomeRecord,
   type HookPoint,
 } from '../../../src/index.js';
+import { STEP_COMMIT_FAILPOINTS, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
 
@@ -40,8 +41,12 @@ export interface RuntimeApp {
 export interface BootOptions {
   config: string;
   providers?: Provider[];
+  /** Modules of the host app beside AgentHooksModule (e.g. one that owns a DataSource). */
+  imports?: ModuleMetadata['imports'];
   /** Default: a SQLite file in the temporary folder. */
   database?: string;
+  /** Replaces the module's (empty) step-commit failpoints: fail a real run between two writes of a commit. */
+  failpoints?: StepCommitFailpoints;
   webhooks?: AgentHooksModuleOptions['webhooks'];
 }
 
@@ -54,8 +59,9 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
   };
   const logger = { log: keep('log'), error: keep('error'), warn: keep('warn'), debug: () => undefined, verbose: () => undefined, fatal: keep('fatal') };
   const previous = (Logger as unknown as { staticInstanceRef?: unknown }).staticInstanceRef;
-  const moduleRef = await Test.createTestingModule({
+  const builder = Test.createTestingModule({
     imports: [
+      ...(options.imports ?? []),
       AgentHooksModule.forRoot({
         database: options.database ?? `sqlite:${join(dir, 'db.sqlite')}`,
         configFile: join(dir, 'agents.yaml'),
@@ -63,7 +69,9 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
       }),
     ],
     providers: options.providers ?? [],
-  }).compile();
+  });
+  if (options.failpoints) builder.overrideProvider(STEP_COMMIT_FAILPOINTS).useValue(options.failpoints);
+  const moduleRef = await builder.compile();
   moduleRef.useLogger(logger);
   await moduleRef.init();
   const events: DispatchedEvent[] = [];

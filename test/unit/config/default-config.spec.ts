@@ -4,9 +4,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { loadAgentsConfig } from '../../../src/config/agents-config.loader.js';
-import { matchesToolPattern } from '../../../src/config/tool-patterns.js';
 import { createChatModel } from '../../../src/runtime/models/create-chat-model.js';
 import { ScriptedChatModel } from '../../../src/runtime/models/scripted-chat-model.js';
+import { compileToolPattern } from '../../../src/runtime/tools/tool-pattern.js';
 
 const FILE = fileURLToPath(new URL('../../../config/agents.yaml', import.meta.url));
 
@@ -22,7 +22,10 @@ describe('config/agents.yaml (the offline quickstart)', () => {
     const assistant = config.agents.assistant!;
     expect(assistant.model).toBe('default');
     expect(assistant.limits).toEqual({ maxSteps: 10, maxCostUsd: 1, compactAtTokens: 8000 });
-    expect(assistant.tools?.some((pattern) => matchesToolPattern(pattern, { identifier: 'clock', apiName: 'now' }))).toBe(true);
+    expect(assistant.tools?.some((source) => {
+      const pattern = compileToolPattern(source);
+      return pattern.kind === 'glob' && pattern.matches('clock/now');
+    })).toBe(true);
     expect(assistant.tools?.some((pattern) => pattern.startsWith('mcp:'))).toBe(false);
   });
 

@@ -1,0 +1,29 @@
+/**
+ * Migration 2 (Runtime II): sub-agent threads (`thread_id`, and the parent's tool call a child answers,
+ * `parent_tool_call_id`) and the latest compaction of an operation's conversation (DESIGN §3). Nullable
+ * columns only, so `ALTER TABLE … ADD COLUMN` works the same on SQLite and PostgreSQL.
+ */
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { qualifiedTable } from '../dialect.js';
+
+const COLUMNS = [
+  ['thread_id', 'varchar(36)'],
+  ['parent_tool_call_id', 'varchar(255)'],
+  ['compaction_group_id', 'varchar(36)'],
+  ['compaction_summary', 'text'],
+  ['compacted_through_seq', 'integer'],
+] as const;
+
+export class AgentHooksThreadsAndCompaction1764979200000 implements MigrationInterface {
+  readonly name = 'AgentHooksThreadsAndCompaction1764979200000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    const operations = qualifiedTable(queryRunner.connection, 'agent_hooks_operations');
+    for (const [column, type] of COLUMNS) await queryRunner.query(`ALTER TABLE ${operations} ADD COLUMN "${column}" ${type}`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    const operations = qualifiedTable(queryRunner.connection, 'agent_hooks_operations');
+    for (const [column] of [...COLUMNS].reverse()) await queryRunner.query(`ALTER TABLE ${operations} DROP COLUMN "${column}"`);
+  }
+}

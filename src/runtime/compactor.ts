@@ -1,0 +1,79 @@
+/**
+ * Compaction (SPEC A3, V): when the conversation the model would see is above the agent's
+ * `compactAtTokens`, `beforeCompact` → a summary through the agent's model (`purpose: 'summary'`; scripted
+ * models answer it without consuming a script entry) → the summary replaces every message so far, stored
+ * with the operation in the step's transaction → `afterCompact`. Any failure → `onCompactError`, and the run
+ * goes on uncompacted. The published conversation is never rewritten: readers of history see every message.
+ */
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AgentEventBase } from '../hooks/agent-events.js';
+import type { RunContext } from '../hooks/contexts.js';
+import { errorType } from '../hooks/hook-errors.js';
+import { HookDispatcher } from '../hooks/hook-dispatcher.js';
+import type { ResolvedAgent } from './agent-directory.port.js';
+import { ModelError } from './models/chat-model.js';
+import { inputTokens } from './models/token-estimate.js';
+import { RUNTIME_STORE, type RuntimeStore, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
+import { addUsage, toChat } from './conversation.js';
+
+export interface CompactionInput {
+  operation: StoredOperation;
+  messages: readonly StoredMessage[];
+  agent: ResolvedAgent;
+  base: Omit<AgentEventBase, 'type'>;
+  dispatchOptions: { operationId: string; runContext: RunContext; signal: AbortSignal };
+}
+
+@Injectable()
+export class Compactor {
+  constructor(
+    private readonly dispatcher: HookDispatcher,
+    @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
+  ) {}
+
+  /** The operation after a compaction, or as it was. */
+  async compactIfNeeded({ operation, messages, agent, base, dispatchOptions }: CompactionInput): Promise<StoredOperation> {
+    const limit = agent.limits.compactAtTokens;
+    if (limit === undefined) return operation;
+    const chat = toChat(messages, agent, operation.compaction);
+    const tokenCount = inputTokens(chat);
+    const last = messages.at(-1);
+    // Nothing new since the last compaction: a summary of a summary would not shrink anything.
+    if (tokenCount <= limit || !last || (operation.compaction && last.seq <= operation.compaction.throughSeq)) return operation;
+    const messageCount = chat.filter((m) => m.role !== 'system').length;
+    const stepIndex = operation.stepIndex;
+    await this.dispatcher.dispatch('beforeCompact', { ...base, type: 'beforeCompact', messageCount, tokenCount }, dispatchOptions);
+    let compacted: StoredOperation;
+    let summary: string;
+    try {
+      const response = await agent.model.complete({
+        messages: chat,
+        tools: [],
+        prompt: messages.find((m) => m.role === 'user')?.content ?? '',
+        signal: dispatchOptions.signal,
+        purpose: 'summary',
+      });
+      summary = response.content;
+      if (summary.trim() === '') throw new ModelError('invalid_response', 'the model returned an empty summary');
+      const compaction = { groupId: randomUUID(), summary, throughSeq: last.seq };
+      compacted = (await this.store.commit(operation.id, operation.version, undefined, { compaction, usage: addUsage(operation.usage, response.usage) })).operation;
+    } catch (error) {
+      if (dispatchOptions.signal.aborted) throw error;
+      // Model errors name provider and status only; anything else is reported by its type (S3).
+      const message = error instanceof ModelError ? error.message : `compaction failed (${errorType(error)})`;
+      await this.dispatcher.dispatch(
+        'onCompactError',
+        { ...base, stepIndex, type: 'onCompactError', error: { type: errorType(error), message }, tokenCount },
+        dispatchOptions,
+      );
+      return operation;
+    }
+    await this.dispatcher.dispatch(
+      'afterCompact',
+      { ...base, type: 'afterCompact', groupId: compacted.compaction!.groupId, messagesBefore: messageCount, messagesAfter: 1, summary },
+      dispatchOptions,
+    );
+    return compacted;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Shared pieces of the Runtime II tests: a config with agents that need approval, hand calls to an outside
+ * executor, compact, and call sub-agents; local tools that count their executions; a poll helper.
+ */
+import { Injectable } from '@nestjs/common';
+import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
+import type { RuntimeStore, StoredOperation } from '../../../src/runtime/runtime-store.port.js';
+
+export const RUNTIME2_CONFIG = `
+system: runtime-two
+models:
+  writer:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: fs, apiName: write, args: { path: "/tmp/report.txt" } } ]
+      - content: "wrote: {{lastToolResult}}"
+  twoWrites:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} }, { identifier: fs, apiName: write, args: { path: "/a" } }, { identifier: fs, apiName: write, args: { path: "/b" } } ]
+      - content: "done: {{lastToolResult}}"
+  browsing:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: browser, apiName: open, args: { url: "https://example.com" } } ]
+      - content: "page: {{lastToolResult}}"
+  chatty:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - content: "final after {{lastToolResult}}"
+agents:
+  writer: { model: writer, tools: [ "fs/*", "clock/*" ], approval: [ "^fs/write" ] }
+  batch: { model: twoWrites, tools: [ "fs/*", "clock/*" ], approval: [ "^fs/write" ] }
+  browser: { model: browsing, tools: [ "browser/*" ], deferred: [ "^browser/" ] }
+  compacting: { model: chatty, tools: [ "clock/*" ], limits: { compactAtTokens: 20 } }
+`;
+
+export const executions = { write: 0, now: 0 };
+
+@Injectable()
+export class Runtime2Tools {
+  @Tool({ identifier: 'fs', apiName: 'write', description: 'writes a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } })
+  write(args: Record<string, unknown>) {
+    executions.write++;
+    return `written ${String(args.path)}`;
+  }
+
+  @Tool({ identifier: 'clock', apiName: 'now', description: 'time', parameters: { type: 'object', properties: {} } })
+  now() {
+    executions.now++;
+    return '2026-11-30T12:00:00Z';
+  }
+
+  @Tool({ identifier: 'browser', apiName: 'open', description: 'opens a page (run by the client)', parameters: { type: 'object', properties: { url: { type: 'string' } } } })
+  open(): string {
+    throw new Error('a deferred tool is never run by the runtime');
+  }
+}
+
+/** Polls the store until `check` holds (the operation pauses in the background). */
+export async function untilOperation(store: RuntimeStore, operationId: string, check: (op: StoredOperation) => boolean, what = 'the operation'): Promise<StoredOperation> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const operation = await store.getOperation(operationId);
+    if (operation && check(operation)) return operation;
+    if (Date.now() > deadline) throw new Error(`${what} did not reach the expected state (last: ${JSON.stringify(operation)})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const waiting = (op: StoredOperation) => op.status === 'waiting';
