@@ -23,6 +23,7 @@ import { RUNTIME_STORE } from './runtime/runtime-store.port.js';
 import { StepExecutor } from './runtime/step-executor.js';
 import { ToolCallRunner } from './runtime/tool-call.runner.js';
 import { CallRouter } from './runtime/call-router.js';
+import { SUB_AGENTS } from './runtime/sub-agent.port.js';
 import { Compactor } from './runtime/compactor.js';
 import { TOOLS_EXPORTS, TOOLS_PROVIDERS } from './runtime/tools/tools.providers.js';
 import { EnvironmentWebhookSource } from './webhooks/environment-hooks.js';
@@ -67,6 +68,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     Compactor,
     StepExecutor,
     AgentRuntime,
+    { provide: SUB_AGENTS, useExisting: AgentRuntime },
     EngineLifecycle,
   ],
   exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, ...TOOLS_EXPORTS],

@@ -41,6 +41,7 @@ import {
 } from './runtime-errors.js';
 import { rejectionReceipt } from './intervention-receipts.js';
 import { ToolCallRunner } from './tool-call.runner.js';
+import type { SubAgents, SubAgentStart } from './sub-agent.port.js';
 import { StepExecutor } from './step-executor.js';
 import { agentEventBase } from './agent-event-base.js';
 
@@ -51,6 +52,15 @@ export interface ExecAgentInput {
   context?: RunContext;
   ownerId?: string;
   idempotencyKey?: string;
+}
+
+/** A child operation (`agents/call`): what `start` needs beyond a caller's input. */
+interface ChildLink {
+  parentOperationId: string;
+  parentToolCallId: string;
+  threadId: string;
+  /** The parent's persisted caller hooks: a sub-agent is no way around the caller's policy. */
+  callerHooks: StoredCallerHook[];
 }
 
 export interface OperationResult {
@@ -81,7 +91,7 @@ const COMPLETION_POLL_MS = 200;
 const COMPLETION_POLL_MAX_MS = 2_000;
 
 @Injectable()
-export class AgentRuntime implements OnApplicationShutdown {
+export class AgentRuntime implements OnApplicationShutdown, SubAgents {
   private readonly logger = new Logger('AgentRuntime');
   private readonly live = new Map<string, LiveOperation>();
 
@@ -100,13 +110,13 @@ export class AgentRuntime implements OnApplicationShutdown {
     return { operationId, done };
   }
 
-  private async start(input: ExecAgentInput): Promise<{ operationId: string; done: Promise<OperationResult>; live?: LiveOperation }> {
+  private async start(input: ExecAgentInput, child?: ChildLink): Promise<{ operationId: string; done: Promise<OperationResult>; live?: LiveOperation }> {
     if (!this.agents.agent(input.agentId)) throw new UnknownAgentError(input.agentId);
     if (typeof input.prompt !== 'string') throw new TypeError('prompt must be a string');
     const operationId = randomUUID();
     // Validates the whole batch before anything is stored (A1); handlers stay in memory only (W3).
     const registered = this.registry.register(operationId, input.hooks ?? []);
-    const callerHooks: StoredCallerHook[] = [];
+    const callerHooks: StoredCallerHook[] = child ? child.callerHooks.map((hook, position) => ({ ...hook, position })) : [];
     registered.forEach((hook, position) => {
       const matcher = input.hooks?.[position]?.matcher;
       if (hook.webhook) callerHooks.push({ position, hookId: hook.id, type: hook.point, ...(matcher ? { matcher } : {}), webhook: hook.webhook });
@@ -126,6 +136,7 @@ export class AgentRuntime implements OnApplicationShutdown {
         prompt: input.prompt,
         runContext: storedContext(runContext),
         callerHooks,
+        ...(child ? { parentOperationId: child.parentOperationId, parentToolCallId: child.parentToolCallId, threadId: child.threadId } : {}),
         ...(input.ownerId !== undefined ? { ownerId: input.ownerId } : {}),
         ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
       });
@@ -143,6 +154,26 @@ export class AgentRuntime implements OnApplicationShutdown {
     this.live.set(operationId, live);
     void this.drive(operationId, live, true);
     return { operationId, done: live.done, live };
+  }
+
+  /**
+   * Starts a sub-agent for the parent's `agents/call` (SubAgents port): its own operation and `threadId`,
+   * the parent's owner, identity and persisted caller hooks. Its answer reaches the parent only through
+   * the completion bridge in `finish` (P5).
+   */
+  async startChild(start: SubAgentStart): Promise<{ operationId: string; threadId: string }> {
+    const parent = await this.operation(start.parentOperationId);
+    const threadId = randomUUID();
+    const { operationId } = await this.start(
+      {
+        agentId: start.agentId,
+        prompt: start.instruction,
+        context: start.runContext,
+        ...(parent.ownerId !== undefined ? { ownerId: parent.ownerId } : {}),
+      },
+      { parentOperationId: parent.id, parentToolCallId: start.parentToolCallId, threadId, callerHooks: await this.store.callerHooks(parent.id) },
+    );
+    return { operationId, threadId };
   }
 
   /** Runs to the end; resolves on reason `done`, else rejects with the original error or a typed one. */
@@ -385,7 +416,25 @@ export class AgentRuntime implements OnApplicationShutdown {
       this.logger.error(`terminal transition of ${operationId} failed (${errorType(failure)})`);
     }
     const stored = await this.store.getOperation(operationId).catch(() => null);
-    this.release(operationId, live, await this.resultOf(operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason)));
+    const result = await this.resultOf(operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
+    this.release(operationId, live, result);
+    if (stored?.parentOperationId && stored.parentToolCallId) await this.bridge(stored.parentOperationId, stored.parentToolCallId, result);
+  }
+
+  /**
+   * The completion bridge (P5): a child's final answer becomes the parent's `agents/call` result — through
+   * the parent's after-hooks and the placeholder compare-and-set, like any deferred result. The child has
+   * already reported its own `onComplete`. A parent that already has the result, or has ended, keeps it.
+   */
+  private async bridge(parentOperationId: string, parentToolCallId: string, result: OperationResult): Promise<void> {
+    const done = result.reason === 'done';
+    const content = done ? result.content : `Error: the sub-agent ended with reason ${result.reason}`;
+    try {
+      await this.completeDeferred(parentOperationId, parentToolCallId, { content, success: done });
+    } catch (error) {
+      if (error instanceof AlreadyCompletedError || error instanceof InterventionNotPendingError) return;
+      this.logger.error(`sub-agent ${result.operationId} could not report to ${parentOperationId} (${errorType(error)})`);
+    }
   }
 
   /** Settles `done` and drops everything this process held for the operation (A4). */
@@ -416,6 +465,7 @@ export class AgentRuntime implements OnApplicationShutdown {
       stepIndex: operation?.stepIndex ?? 0,
       ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
       ...(operation?.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
+      ...(operation?.threadId ? { threadId: operation.threadId } : {}),
     });
     const options = { operationId, runContext: live.runContext };
     const safely = async (work: () => Promise<unknown>) => {

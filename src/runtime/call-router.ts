@@ -25,6 +25,8 @@ export class CallRouter {
   private readonly compiled = new WeakMap<ResolvedAgent, CompiledRoutes>();
 
   route(agent: ResolvedAgent, tool: ToolDefinition | undefined, call: Pick<ModelToolCall, 'identifier' | 'apiName'>): CallRoute {
+    // The sub-agent tool has its own wait (the child); the child's own tools are where approval applies.
+    if (tool?.source === 'agent') return 'run';
     const routes = this.routesOf(agent);
     const name = toolNameOf(call.identifier, call.apiName);
     if (tool?.deferred || routes.deferred.some((m) => m.test(name))) return 'deferred';

@@ -6,6 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { errorType } from '../hooks/hook-errors.js';
+import { SUB_AGENTS, type SubAgents } from './sub-agent.port.js';
+import { AGENT_CALL_API_NAME, AGENT_CALL_IDENTIFIER, isAgentCall } from './tools/agent-call.tool.js';
 import type { AgentEventBase, PendingTool, TerminalReason, ToolResultSummary } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
@@ -20,7 +24,7 @@ import { CallRouter, type CallRoute } from './call-router.js';
 import { Compactor } from './compactor.js';
 import { addUsage, toChat } from './conversation.js';
 import { isHumanRejection, rejectionReceipt, unknownOutcomeReceipt } from './intervention-receipts.js';
-import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
+import { TOOL_CATALOG, ToolError, type ToolCatalog } from './tools/tool-types.js';
 
 export interface StepInput {
   operationId: string;
@@ -47,6 +51,7 @@ export class StepExecutor {
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   async step({ operationId, runContext, signal }: StepInput): Promise<StepResult> {
@@ -90,8 +95,8 @@ export class StepExecutor {
 
     const calls = assistant.toolCalls ?? [];
     const published = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
-    const routes = await this.routesOf(agent, calls);
-    const interventions = routes.some((r) => r !== 'run') ? byToolCall(await this.store.interventions(operationId)) : NO_INTERVENTIONS;
+    const { routes, agentCalls } = await this.routesOf(agent, calls);
+    const interventions = routes.some((r) => r !== 'run') || agentCalls.some(Boolean) ? byToolCall(await this.store.interventions(operationId)) : NO_INTERVENTIONS;
     let awaitingDeferred = false;
     for (const [callIndex, call] of calls.entries()) {
       if (published.has(call.id)) continue; // already published before a restart or a pause
@@ -127,6 +132,16 @@ export class StepExecutor {
           operation = await this.publish(operation, unknownOutcomeReceipt(call));
           continue;
         }
+      }
+      if (agentCalls[callIndex]) {
+        if (item?.kind === 'deferred') {
+          if (item.status === 'pending') awaitingDeferred = true;
+          continue;
+        }
+        const published = await this.callAgent(input, operation);
+        if (published) operation = await this.publish(operation, published);
+        else awaitingDeferred = true;
+        continue;
       }
       if (route === 'deferred') {
         if (item) {
@@ -202,9 +217,57 @@ export class StepExecutor {
     return this.store.pause(operationId);
   }
 
-  private async routesOf(agent: ResolvedAgent, calls: readonly ModelToolCall[]): Promise<CallRoute[]> {
-    if (calls.length === 0 || !this.router.mayIntervene(agent) && !calls.some(needsCatalog)) return calls.map(() => 'run');
-    return Promise.all(calls.map(async (call) => this.router.route(agent, await this.catalog.find(call.identifier, call.apiName), call)));
+  private async routesOf(agent: ResolvedAgent, calls: readonly ModelToolCall[]): Promise<{ routes: CallRoute[]; agentCalls: boolean[] }> {
+    if (calls.length === 0 || (!this.router.mayIntervene(agent) && !calls.some(mayBeAgentCall))) {
+      return { routes: calls.map(() => 'run'), agentCalls: calls.map(() => false) };
+    }
+    const tools = await Promise.all(calls.map((call) => this.catalog.find(call.identifier, call.apiName)));
+    return {
+      routes: calls.map((call, i) => this.router.route(agent, tools[i], call)),
+      agentCalls: tools.map((tool) => isAgentCall(tool)),
+    };
+  }
+
+  /**
+   * The built-in `agents/call` (SPEC A3, V1, P4, P5): the before-chain runs like for any tool; then the
+   * parent's placeholder is recorded, `beforeCallAgent` fires on the parent, the child starts, and
+   * `afterCallAgent` reports it — or `onCallAgentError`, and the failure is backfilled through the same
+   * hooks-then-write path as any deferred result. The child's answer arrives through the completion
+   * bridge only. Returns a message to publish now (denied or mocked call), else undefined (waiting).
+   */
+  private async callAgent(input: ToolCallInput, operation: StoredOperation): Promise<NewMessage | undefined> {
+    const { call, operationId } = input;
+    const outcome = await this.tools.run(input, { handOut: true });
+    if (!('handedOut' in outcome)) return outcome.message;
+    await this.store.recordInterventions(operationId, [
+      { toolCallId: call.id, stepIndex: input.stepIndex, callIndex: input.callIndex, identifier: call.identifier, apiName: call.apiName, args: call.args, kind: 'deferred' },
+    ]);
+    const childAgentId = typeof call.args['agentId'] === 'string' ? call.args['agentId'] : '';
+    const instruction = typeof call.args['instruction'] === 'string' ? call.args['instruction'] : '';
+    const base = { ...agentEventBase(input), agentId: childAgentId, parentAgentId: operation.agentId };
+    const dispatchOptions = { operationId, runContext: input.runContext, signal: input.signal };
+    await this.dispatcher.dispatch('beforeCallAgent', { ...base, type: 'beforeCallAgent', instruction }, dispatchOptions);
+    const subAgents = this.subAgents();
+    try {
+      if (childAgentId === '' || typeof call.args['instruction'] !== 'string') {
+        throw new ToolError('invalid_arguments', 'agents/call needs the string arguments agentId and instruction');
+      }
+      const child = await subAgents.startChild({ parentOperationId: operationId, parentToolCallId: call.id, agentId: childAgentId, instruction, runContext: input.runContext });
+      await this.dispatcher.dispatch(
+        'afterCallAgent',
+        { ...base, type: 'afterCallAgent', subOperationId: child.operationId, success: true, threadId: child.threadId },
+        dispatchOptions,
+      );
+    } catch (error) {
+      const message = error instanceof Error && 'code' in error ? error.message : `the sub-agent could not start (${errorType(error)})`;
+      await this.dispatcher.dispatch('onCallAgentError', { ...base, type: 'onCallAgentError', error: { type: errorType(error), message } }, dispatchOptions);
+      await subAgents.completeDeferred(operationId, call.id, { content: `Error: ${message}`, success: false });
+    }
+    return undefined;
+  }
+
+  private subAgents(): SubAgents {
+    return this.moduleRef.get<SubAgents>(SUB_AGENTS, { strict: false });
   }
 
   /** What each call of the step published, read back (some were published by a resume or a deferred completion). */
@@ -262,7 +325,7 @@ function byToolCall(items: readonly StoredIntervention[]): ReadonlyMap<string, S
   return new Map(items.map((item) => [item.toolCallId, item]));
 }
 
-/** The built-in sub-agent tool is routed through the catalog even for agents without approval rules. */
-function needsCatalog(call: ModelToolCall): boolean {
-  return call.identifier === 'agents' && call.apiName === 'call';
+/** The built-in sub-agent tool is looked up even for agents without approval or deferred rules. */
+function mayBeAgentCall(call: ModelToolCall): boolean {
+  return call.identifier === AGENT_CALL_IDENTIFIER && call.apiName === AGENT_CALL_API_NAME;
 }

@@ -6,6 +6,7 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import type { ToolResult } from '../../hooks/agent-events.js';
 import { errorType } from '../../hooks/hook-errors.js';
+import { AGENT_CALL_API_NAME, AGENT_CALL_IDENTIFIER, AGENT_CALL_TOOL } from './agent-call.tool.js';
 import { ArgumentValidator } from './argument-validator.js';
 import { runBounded } from './bounded-run.js';
 import { LocalToolRegistry } from './local-tool.registry.js';
@@ -36,6 +37,9 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
   /** A local tool named like an MCP server would be shadowed for some calls and not others: refuse it. */
   onApplicationBootstrap(): void {
     for (const tool of this.local.all()) {
+      if (tool.definition.identifier === AGENT_CALL_IDENTIFIER && tool.definition.apiName === AGENT_CALL_API_NAME) {
+        throw new ToolConfigurationError(`@Tool on ${tool.origin}: ${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME} is the built-in sub-agent tool`);
+      }
       if (this.mcp.has(tool.definition.identifier)) {
         throw new ToolConfigurationError(`@Tool on ${tool.origin}: identifier ${tool.definition.identifier} is also the id of a configured MCP server`);
       }
@@ -58,6 +62,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
         for (const tool of await this.mcpTools(pattern.serverId)) add(tool);
         continue;
       }
+      if (pattern.matches(`${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME}`)) add(AGENT_CALL_TOOL);
       for (const tool of this.local.all()) if (pattern.matches(`${tool.definition.identifier}/${tool.definition.apiName}`)) add(tool.definition);
       const servers = this.mcp.serverIds().filter((id) => pattern.mayMatchIdentifier(id));
       const listed = await Promise.all(servers.map((id) => this.mcpTools(id)));
@@ -72,6 +77,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
    * reports `unavailable` rather than `not_found`.
    */
   async find(identifier: string, apiName: string): Promise<ToolDefinition | undefined> {
+    if (identifier === AGENT_CALL_IDENTIFIER && apiName === AGENT_CALL_API_NAME) return AGENT_CALL_TOOL;
     const local = this.local.get(identifier, apiName);
     if (local) return local.definition;
     if (!this.mcp.has(identifier)) return undefined;
@@ -84,6 +90,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
   }
 
   async execute(tool: ToolDefinition, args: Record<string, unknown>, invocation: ToolInvocation): Promise<ToolResult> {
+    if (tool.source === 'agent') throw new ToolError('not_found', `${tool.identifier}/${tool.apiName} starts a sub-agent and is run by the step executor`);
     const toolName = `${tool.identifier}/${tool.apiName}`;
     const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
     const started = performance.now();
@@ -127,7 +134,8 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     return this.mcp.callTool(serverId, tool.apiName, args, { signal, timeoutMs, ...(invocation.runContext ? { runContext: invocation.runContext } : {}) });
   }
 
-  private checkArguments(tool: ToolDefinition, args: unknown): void {
+  /** Checks `args` against the tool's JSON Schema (ajv); throws `ToolError('invalid_arguments')`. */
+  checkArguments(tool: ToolDefinition, args: unknown): void {
     const name = `${tool.identifier}/${tool.apiName}`;
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       throw new ToolError('invalid_arguments', `invalid arguments for ${name}: (root) must be object`);

@@ -34,7 +34,28 @@ models:
       - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
       - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
       - content: "final after {{lastToolResult}}"
+  delegating:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: helper, instruction: "what time is it?" } } ]
+      - content: "manager got: {{lastToolResult}}"
+  group:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: helper, instruction: "time please" } }, { identifier: agents, apiName: call, args: { agentId: ghost, instruction: "boo" } } ]
+      - content: "group done: {{lastToolResult}}"
+  telling:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - content: "It is {{lastToolResult}} ({{prompt}})"
 agents:
+  manager: { model: delegating, tools: [ "agents/*" ] }
+  grouper: { model: group, tools: [ "agents/call" ] }
+  helper: { model: telling, tools: [ "clock/*" ] }
   writer: { model: writer, tools: [ "fs/*", "clock/*" ], approval: [ "^fs/write" ] }
   batch: { model: twoWrites, tools: [ "fs/*", "clock/*" ], approval: [ "^fs/write" ] }
   browser: { model: browsing, tools: [ "browser/*" ], deferred: [ "^browser/" ] }

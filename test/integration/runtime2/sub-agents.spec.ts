@@ -1,0 +1,83 @@
+/**
+ * Sub-agents (SPEC A3, V1, P4, P5): `agents/call` fires beforeCallAgent → a child operation with its own
+ * threadId → afterCallAgent on the parent; the child reports its own onComplete; only the completion bridge
+ * publishes the child's answer into the parent, through the parent's after-controls.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
+import { RUNTIME2_CONFIG, Runtime2Tools } from './approval-kit.js';
+
+let app: RuntimeApp;
+let receiver: LoopbackReceiver;
+const verdicts: string[] = [];
+
+beforeEach(async () => {
+  verdicts.length = 0;
+  receiver = await startReceiver({
+    '/policy': (req, res) => {
+      req.on('end', () => {
+        const body = verdicts.shift();
+        if (body === undefined) res.writeHead(204).end();
+        else res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      });
+    },
+  });
+  app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] } });
+});
+afterEach(async () => {
+  await app.close();
+  await receiver.close();
+});
+
+const CALL_POINTS = ['beforeCallAgent', 'afterCallAgent', 'onCallAgentError', 'afterToolCall', 'onComplete'] as const;
+
+describe('sub-agents', () => {
+  it('V1, P5: beforeCallAgent → child with parentOperationId and threadId → afterCallAgent on the parent; the child completes and the bridge publishes its answer', async () => {
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'manager', prompt: 'delegate' });
+    const result = await within(done, 'the parent');
+    expect(result).toMatchObject({ reason: 'done', content: 'manager got: It is 2026-11-30T12:00:00Z (what time is it?)' });
+    const after = eventOf(app.events, operationId, 'afterCallAgent')?.payload as { subOperationId: string; threadId: string };
+    expect(eventOf(app.events, operationId, 'beforeCallAgent')?.payload).toMatchObject({ operationId, agentId: 'helper', parentAgentId: 'manager', instruction: 'what time is it?' });
+    expect(after).toMatchObject({ operationId, agentId: 'helper', success: true, threadId: expect.any(String) });
+    const child = await app.store.getOperation(after.subOperationId);
+    expect(child).toMatchObject({ parentOperationId: operationId, threadId: after.threadId, agentId: 'helper', status: 'completed', reason: 'done' });
+    // The child reports its own onComplete; its events carry the parent and the thread.
+    expect(eventOf(app.events, after.subOperationId, 'onComplete')?.payload).toMatchObject({ parentOperationId: operationId, threadId: after.threadId, reason: 'done' });
+    expect(pointsOf(app.events, operationId, [...CALL_POINTS])).toEqual(['beforeCallAgent', 'afterCallAgent', 'afterToolCall', 'onComplete']);
+    const tool = (await app.store.messages(operationId)).find((m) => m.role === 'tool');
+    expect(tool).toMatchObject({ identifier: 'agents', apiName: 'call', content: 'It is 2026-11-30T12:00:00Z (what time is it?)' });
+  });
+
+  it('P5: the parent after-control gates the bridge: a denied child answer never reaches the parent conversation', async () => {
+    verdicts.push(JSON.stringify({ decision: 'deny', reason: 'sub-agent answers are reviewed' }));
+    const hooks = [{ id: 'gate', type: 'afterToolCall' as const, matcher: '^agents/call$', webhook: { url: receiver.url('/policy'), responseHandling: 'toolCall' as const, onError: 'block' as const } }];
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'manager', prompt: 'delegate', hooks });
+    await within(done, 'the parent');
+    const messages = await app.store.messages(operationId);
+    expect(messages.find((m) => m.role === 'tool')).toMatchObject({ content: 'sub-agent answers are reviewed', error: 'hook_denied' });
+    expect(JSON.stringify(messages)).not.toContain('It is 2026');
+    // The control saw the child's answer before anything was written.
+    expect(receiver.requests.filter((r) => r.path === '/policy').some((r) => r.body.includes('It is 2026'))).toBe(true);
+  });
+
+  it('P4: group members where one fails to start: onCallAgentError, its error result goes through the hooks then the write; the parent resumes when both are final', async () => {
+    const hooks = [{ id: 'audit', type: 'afterToolCall' as const, webhook: { url: receiver.url('/policy'), responseHandling: 'toolCall' as const } }];
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'grouper', prompt: 'fan out', hooks });
+    const result = await within(done, 'the parent');
+    expect(result.reason).toBe('done');
+    expect(pointsOf(app.events, operationId, ['beforeCallAgent', 'afterCallAgent', 'onCallAgentError'])).toEqual([
+      'beforeCallAgent',
+      'afterCallAgent',
+      'beforeCallAgent',
+      'onCallAgentError',
+    ]);
+    expect(eventOf(app.events, operationId, 'onCallAgentError')?.payload).toMatchObject({ agentId: 'ghost', error: { type: 'UnknownAgentError', message: 'unknown agent "ghost"' } });
+    const tools = (await app.store.messages(operationId)).filter((m) => m.role === 'tool');
+    expect(tools.map((m) => m.content).sort()).toEqual(['Error: unknown agent "ghost"', 'It is 2026-11-30T12:00:00Z (time please)'].sort());
+    // Both results passed the parent's after-hook before being written (hooks, then write).
+    const audited = receiver.requests.filter((r) => r.path === '/policy').map((r) => r.body);
+    expect(audited.some((b) => b.includes('unknown agent'))).toBe(true);
+    expect(audited.some((b) => b.includes('time please'))).toBe(true);
+  });
+});
