@@ -78,6 +78,7 @@ export class StepExecutor {
         tools: (await this.catalog.toolsFor(agent.tools)).map(({ identifier, apiName, description, parameters }) => ({ identifier, apiName, description, parameters })),
         prompt: messages.find((m) => m.role === 'user')?.content ?? '',
         turn: messages.filter((m) => m.role === 'assistant').length,
+        lastToolResult: messages.findLast((m) => m.role === 'tool')?.content ?? '',
         signal,
         purpose: 'step',
       });

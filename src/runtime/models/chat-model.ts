@@ -39,6 +39,8 @@ export interface ChatRequest {
    * messages may hold fewer after a compaction). Scripted models play the entry of this turn.
    */
   turn?: number;
+  /** The published content of the operation's last tool message (scripted `{{lastToolResult}}`), compacted or not. */
+  lastToolResult?: string;
   /** A compaction summary request: scripted models answer it without consuming a script entry. */
   purpose?: 'step' | 'summary';
 }

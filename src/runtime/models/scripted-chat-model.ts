@@ -25,7 +25,7 @@ export class ScriptedChatModel implements ChatModel {
 
   async complete(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) throw new ModelError('cancelled', 'scripted model call was cancelled');
-    const values: TemplateValues = { prompt: request.prompt, lastToolResult: lastToolResult(request.messages) };
+    const values: TemplateValues = { prompt: request.prompt, lastToolResult: request.lastToolResult ?? lastToolResult(request.messages) };
     const assistantIndex = request.turn ?? request.messages.filter((m) => m.role === 'assistant').length;
     const { content, toolCalls } =
       request.purpose === 'summary' ? { content: summaryOf(request.messages, values), toolCalls: [] } : this.play(assistantIndex, values);
