@@ -103,6 +103,7 @@ export {
   UnknownInterventionError,
   InterventionNotPendingError,
   AlreadyCompletedError,
+  SubAgentDepthError,
 } from './runtime/runtime-errors.js';
 export { Tool, TOOL_METADATA } from './runtime/tools/tool.decorator.js';
 export type { ToolOptions } from './runtime/tools/tool.decorator.js';

@@ -12,7 +12,7 @@
  * running): of two processes resolving the last pending item at once, exactly one drives the next step.
  */
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { AgentHook } from '../hooks/agent-hook.js';
 import type { TerminalReason, UsageTotals } from '../hooks/agent-events.js';
 import { AuthContext, RunContext, RunEndContext } from '../hooks/contexts.js';
@@ -35,6 +35,7 @@ import {
   RunCancelledError,
   RunFailedError,
   RunLimitError,
+  SubAgentDepthError,
   UnknownAgentError,
   UnknownInterventionError,
   UnknownOperationError,
@@ -89,9 +90,11 @@ interface LiveOperation {
 /** How often `done` of an operation driven elsewhere checks the database: from the first delay up to the last. */
 const COMPLETION_POLL_MS = 200;
 const COMPLETION_POLL_MAX_MS = 2_000;
+/** Operations in one chain of `agents/call`, the top-level one included. */
+export const MAX_SUB_AGENT_DEPTH = 5;
 
 @Injectable()
-export class AgentRuntime implements OnApplicationShutdown, SubAgents {
+export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
   private readonly logger = new Logger('AgentRuntime');
   private readonly live = new Map<string, LiveOperation>();
 
@@ -163,6 +166,11 @@ export class AgentRuntime implements OnApplicationShutdown, SubAgents {
    */
   async startChild(start: SubAgentStart): Promise<{ operationId: string; threadId: string }> {
     const parent = await this.operation(start.parentOperationId);
+    // An agent that delegates to itself must not nest without end.
+    let depth = 1;
+    for (let ancestor = parent.parentOperationId; ancestor !== undefined; ancestor = (await this.store.getOperation(ancestor))?.parentOperationId) {
+      if (++depth >= MAX_SUB_AGENT_DEPTH) throw new SubAgentDepthError(MAX_SUB_AGENT_DEPTH);
+    }
     const threadId = randomUUID();
     const { operationId } = await this.start(
       {
@@ -294,7 +302,8 @@ export class AgentRuntime implements OnApplicationShutdown, SubAgents {
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before any provider closes (a host's DataSource included): live steps end while the database is open. */
+  async beforeApplicationShutdown(): Promise<void> {
     const driving = [...this.live.values()].filter((live) => live.driving);
     for (const live of driving) live.controller.abort(new Error('shutting down'));
     // Waiting operations hold no step; they stay waiting in the database for whoever resumes them.

@@ -92,3 +92,13 @@ export class AlreadyCompletedError extends Error {
     super(`tool call ${toolCallId} of operation ${operationId} already has its result`);
   }
 }
+
+/** `agents/call` nested deeper than the runtime allows (a sub-agent that keeps delegating). */
+export class SubAgentDepthError extends Error {
+  override readonly name = 'SubAgentDepthError';
+  readonly code = 'sub_agent_depth';
+
+  constructor(readonly maxDepth: number) {
+    super(`sub-agents nest at most ${maxDepth} operations deep`);
+  }
+}

@@ -1,8 +1,9 @@
 /**
  * Runs one step of an operation, driven by database state (DESIGN §3, §4): read the operation, check the
- * limits, call the model (unless the last assistant message still has unpublished tool calls — then this
- * step resumes them), run each tool call in `callIndex` order, publish each result, fire `afterStep`, and
- * commit the step. Any process holding the same database can run the next step.
+ * limits, call the model (unless the step is unfinished — paused for an approval or a deferred result,
+ * or interrupted by a restart — then this step resumes it), run each tool call in `callIndex` order,
+ * publish each result, fire `afterStep`, and commit the step. Any process holding the same database can
+ * run the next step; a step that must wait pauses the operation (status `waiting`) instead.
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
@@ -69,7 +70,7 @@ export class StepExecutor {
     const userId = runContext.userId;
     const base = (): Omit<AgentEventBase, 'type'> => agentEventBase({ ...operation, operationId, ...(userId ? { userId } : {}) });
     const dispatchOptions = { operationId, runContext, signal };
-    let assistant = lastAssistantWithOpenCalls(messages);
+    let assistant = unfinishedStepAnswer(messages, operation.stepIndex);
     if (!assistant) {
       await this.dispatcher.dispatch('beforeStep', { ...base(), type: 'beforeStep' }, dispatchOptions);
       operation = await this.compactor.compactIfNeeded({ operation, messages, agent, base: base(), dispatchOptions });
@@ -309,15 +310,20 @@ export class StepExecutor {
   }
 }
 
-/** The last assistant message, if some of its tool calls have no published result yet (a resumed step). */
-function lastAssistantWithOpenCalls(messages: readonly StoredMessage[]): StoredMessage | undefined {
-  const index = messages.findLastIndex((m) => m.role === 'assistant');
-  if (index < 0) return undefined;
-  const assistant = messages[index]!;
-  const calls: ModelToolCall[] = assistant.toolCalls ?? [];
-  if (calls.length === 0) return undefined;
-  const answered = new Set(messages.slice(index + 1).filter((m) => m.role === 'tool').map((m) => m.toolCallId));
-  return calls.every((call) => answered.has(call.id)) ? undefined : assistant;
+/**
+ * The assistant message of a step that has not finished (a resumed step: after a pause, a restart or a
+ * crash before `afterStep`). Every step writes exactly one assistant message and finishes by bumping
+ * `stepIndex`, so the step is unfinished while there are more assistant messages than finished steps.
+ */
+function unfinishedStepAnswer(messages: readonly StoredMessage[], finishedSteps: number): StoredMessage | undefined {
+  let answers = 0;
+  let last: StoredMessage | undefined;
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    answers++;
+    last = message;
+  }
+  return answers > finishedSteps ? last : undefined;
 }
 
 const NO_INTERVENTIONS: ReadonlyMap<string, StoredIntervention> = new Map();

@@ -62,7 +62,8 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
         for (const tool of await this.mcpTools(pattern.serverId)) add(tool);
         continue;
       }
-      if (pattern.matches(`${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME}`)) add(AGENT_CALL_TOOL);
+      // Only an entry that names the built-in (`agents/call`, `agents/*`) offers it: `*` never hands out sub-agents.
+      if (source.startsWith(`${AGENT_CALL_IDENTIFIER}/`) && pattern.matches(`${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME}`)) add(AGENT_CALL_TOOL);
       for (const tool of this.local.all()) if (pattern.matches(`${tool.definition.identifier}/${tool.definition.apiName}`)) add(tool.definition);
       const servers = this.mcp.serverIds().filter((id) => pattern.mayMatchIdentifier(id));
       const listed = await Promise.all(servers.map((id) => this.mcpTools(id)));

@@ -52,7 +52,15 @@ models:
     script:
       - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
       - content: "It is {{lastToolResult}} ({{prompt}})"
+  recursing:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: recursive, instruction: "again" } } ]
+      - content: "level({{lastToolResult}})"
 agents:
+  recursive: { model: recursing, tools: [ "agents/call" ] }
+  everything: { model: telling, tools: [ "*" ] }
   manager: { model: delegating, tools: [ "agents/*" ] }
   grouper: { model: group, tools: [ "agents/call" ] }
   helper: { model: telling, tools: [ "clock/*" ] }

@@ -79,7 +79,7 @@ describe('compaction', () => {
 
   it('A3: after a compaction the model sees the summary instead of the messages it replaced', async () => {
     llm = await startChatCompletionsServer();
-    llm.handle((call, res) => {
+    llm.handle((_call, res) => {
       const isSummary = llm!.calls.length === 1;
       sendJson(res, 200, completion({ content: isSummary ? 'SUMMARY-OF-EVERYTHING' : 'final answer' }, { prompt_tokens: 5, completion_tokens: 3 }));
     });

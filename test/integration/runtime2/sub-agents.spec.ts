@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { RUNTIME2_CONFIG, Runtime2Tools } from './approval-kit.js';
+import { MAX_SUB_AGENT_DEPTH } from '../../../src/runtime/agent-runtime.js';
+import { TOOL_CATALOG, type ToolCatalog } from '../../../src/runtime/tools/tool-types.js';
 
 let app: RuntimeApp;
 let receiver: LoopbackReceiver;
@@ -79,5 +81,21 @@ describe('sub-agents', () => {
     const audited = receiver.requests.filter((r) => r.path === '/policy').map((r) => r.body);
     expect(audited.some((b) => b.includes('unknown agent'))).toBe(true);
     expect(audited.some((b) => b.includes('time please'))).toBe(true);
+  });
+
+  it('an agent that keeps delegating to itself stops at the nesting limit; every level still answers', async () => {
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'recursive', prompt: 'go' });
+    const result = await within(done, 'the top operation', 20_000);
+    expect(result.reason).toBe('done');
+    expect(result.content).toBe(`${'level('.repeat(MAX_SUB_AGENT_DEPTH)}Error: sub-agents nest at most ${MAX_SUB_AGENT_DEPTH} operations deep${')'.repeat(MAX_SUB_AGENT_DEPTH)}`);
+    expect(eventOf(app.events, operationId, 'afterCallAgent')?.payload).toMatchObject({ success: true });
+  });
+
+  it('the built-in is offered only to agents whose tools name it: `*` does not hand out sub-agents', async () => {
+    const catalog = app.moduleRef.get<ToolCatalog>(TOOL_CATALOG);
+    const names = (patterns: string[]) => catalog.toolsFor(patterns).then((tools) => tools.map((t) => `${t.identifier}/${t.apiName}`));
+    expect(await names(['*'])).not.toContain('agents/call');
+    expect(await names(['agents/*'])).toEqual(['agents/call']);
+    expect(await names(['agents/call'])).toEqual(['agents/call']);
   });
 });

@@ -1,0 +1,80 @@
+/**
+ * The persistence-sensitive paths of Runtime II on both databases (SQLite file and PostgreSQL): the restart
+ * (a new app on the same database approves), and 50 concurrent `completeDeferred` calls for one tool call —
+ * exactly one winner, one published message (L4). Under CI=true an unreachable PostgreSQL fails the suite.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { AlreadyCompletedError } from '../../../src/index.js';
+import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
+import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
+
+const DRIVERS = await testDrivers();
+const schema = uniqueSchemaName();
+const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-both-'));
+
+function databaseFor(driver: DriverName, name: string): string {
+  return driver === 'postgres' ? postgresDatabaseOption(schema) : `sqlite:${join(dir, `${name}.sqlite`)}`;
+}
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  if (!DRIVERS.includes('postgres')) return;
+  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
+  await admin.initialize();
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await admin.destroy();
+  }
+}, 30_000);
+
+describe.each(DRIVERS)('Runtime II on %s', (driver) => {
+  it('restart: waiting → close → a new app on the same database approves → done; the tool ran once', async () => {
+    executions.write = 0;
+    const database = databaseFor(driver, 'restart');
+    const first: RuntimeApp = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database });
+    let operationId: string;
+    try {
+      ({ operationId } = await first.runtime.execAgent({ agentId: 'writer', prompt: 'write' }));
+      await untilOperation(first.store, operationId, waiting);
+    } finally {
+      await first.close();
+    }
+    const second = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database });
+    try {
+      const [pending] = await second.store.interventions(operationId);
+      await second.runtime.approve(operationId, pending!.toolCallId);
+      expect(await within(second.runtime.result(operationId), 'resumed', 20_000)).toMatchObject({ reason: 'done', content: 'wrote: written /tmp/report.txt' });
+      expect(executions.write).toBe(1);
+      await expect(second.runtime.approve(operationId, pending!.toolCallId)).rejects.toThrow(/not waiting for a decision/);
+    } finally {
+      await second.close();
+    }
+  }, 60_000);
+
+  it('L4: 50 concurrent completeDeferred calls for one tool call → exactly one winner and one published message', async () => {
+    const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: databaseFor(driver, 'race') });
+    try {
+      const { operationId, done } = await app.runtime.execAgent({ agentId: 'browser', prompt: 'open' });
+      await untilOperation(app.store, operationId, waiting);
+      const [item] = await app.store.interventions(operationId);
+      const results = await Promise.allSettled(
+        Array.from({ length: 50 }, (_, i) => app.runtime.completeDeferred(operationId, item!.toolCallId, { content: `result ${i}`, success: true })),
+      );
+      const winners = results.filter((r) => r.status === 'fulfilled');
+      expect(winners).toHaveLength(1);
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(AlreadyCompletedError);
+      const final = await within(done, 'done', 20_000);
+      const tools = (await app.store.messages(operationId)).filter((m) => m.role === 'tool');
+      expect(tools).toHaveLength(1);
+      expect(final.content).toBe(`page: ${tools[0]!.content}`);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+});
