@@ -58,7 +58,14 @@ models:
     script:
       - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: recursive, instruction: "again" } } ]
       - content: "level({{lastToolResult}})"
+  delegatingWrite:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: writer, instruction: "write it" } } ]
+      - content: "boss got: {{lastToolResult}}"
 agents:
+  boss: { model: delegatingWrite, tools: [ "agents/call" ] }
   recursive: { model: recursing, tools: [ "agents/call" ] }
   everything: { model: telling, tools: [ "*" ] }
   manager: { model: delegating, tools: [ "agents/*" ] }

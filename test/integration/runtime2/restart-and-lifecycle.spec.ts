@@ -60,6 +60,10 @@ function removeEnvironmentHook(): void {
 
 const callerControl = () => [
   { id: 'caller-policy', type: 'afterToolCall' as const, matcher: '^fs/', webhook: { url: receiver.url('/caller'), responseHandling: 'toolCall' as const, onError: 'block' as const } },
+  { id: 'caller-note', type: 'afterHumanIntervention' as const, webhook: { url: receiver.url('/note') } },
+];
+const browserControl = () => [
+  { id: 'browser-policy', type: 'afterToolCall' as const, matcher: '^browser/', webhook: { url: receiver.url('/caller'), responseHandling: 'toolCall' as const, onError: 'block' as const } },
 ];
 
 async function boot(withHandlers = false): Promise<RuntimeApp> {
@@ -75,7 +79,7 @@ async function closeAll(): Promise<void> {
 const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
 
 beforeAll(async () => {
-  receiver = await startReceiver({ '/caller': answer('/caller'), '/env': answer('/env'), '/env2': answer('/env2') });
+  receiver = await startReceiver({ '/caller': answer('/caller'), '/note': answer('/note'), '/env': answer('/env'), '/env2': answer('/env2') });
 });
 afterAll(() => receiver.close());
 beforeEach(() => {
@@ -117,6 +121,9 @@ describe('restart and resume', () => {
     const envAt = receiver.requests.findIndex((r) => r.path === '/env');
     expect(callerAt).toBeLessThan(envAt);
     expect(handlerCalls).toEqual([]); // the first app's handler is gone with it
+    // The decision itself is reported to the restored caller hooks, before the tool chain.
+    expect(requestsTo('/note')).toHaveLength(1);
+    expect(receiver.requests.findIndex((r) => r.path === '/note')).toBeLessThan(callerAt);
     const tool = (await second.store.messages(operationId)).find((m) => m.role === 'tool');
     expect(tool).toMatchObject({ content: 'env policy says no', error: 'hook_denied' });
   });
@@ -163,7 +170,7 @@ describe('restart and resume', () => {
   it('L5: environment hooks changed after the run snapshot expired (restart): the new process reads only its current environment', async () => {
     setEnvironmentHook('/env');
     const first = await boot();
-    const { operationId } = await first.runtime.execAgent({ agentId: 'browser', prompt: 'open' });
+    const { operationId } = await first.runtime.execAgent({ agentId: 'browser', prompt: 'open', hooks: browserControl() });
     await untilOperation(first.store, operationId, waiting);
     await first.close();
     apps.length = 0;
@@ -174,6 +181,9 @@ describe('restart and resume', () => {
     await within(second.runtime.result(operationId), 'done');
     expect(requestsTo('/env')).toHaveLength(0); // never restored from the earlier environment
     expect(requestsTo('/env2')).toHaveLength(1);
+    // P3: the caller policy was restored through the operation's id, and ran before the environment hook.
+    expect(requestsTo('/caller')).toHaveLength(1);
+    expect(receiver.requests.findIndex((r) => r.path === '/caller')).toBeLessThan(receiver.requests.findIndex((r) => r.path === '/env2'));
   });
 
   it('L5: publishing without review markers: an allowed result is stored as it is, a denial with its verdict only', async () => {

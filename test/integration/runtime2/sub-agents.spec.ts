@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
-import { RUNTIME2_CONFIG, Runtime2Tools } from './approval-kit.js';
+import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
 import { MAX_SUB_AGENT_DEPTH } from '../../../src/runtime/agent-runtime.js';
 import { TOOL_CATALOG, type ToolCatalog } from '../../../src/runtime/tools/tool-types.js';
 
@@ -97,5 +97,27 @@ describe('sub-agents', () => {
     expect(await names(['*'])).not.toContain('agents/call');
     expect(await names(['agents/*'])).toEqual(['agents/call']);
     expect(await names(['agents/call'])).toEqual(['agents/call']);
+  });
+
+  it('P5: after an approval resume of the child, only the bridge publishes into the parent (no pre-filled summary meanwhile)', async () => {
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'boss', prompt: 'x' });
+    const childId = await within(
+      (async () => {
+        for (;;) {
+          const after = eventOf(app.events, operationId, 'afterCallAgent')?.payload as { subOperationId?: string } | undefined;
+          if (after?.subOperationId) return after.subOperationId;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      })(),
+      'the child start',
+    );
+    await untilOperation(app.store, childId, waiting, 'the child');
+    // While the child waits for its human, the parent waits too and holds no result for the call.
+    expect((await app.store.getOperation(operationId))?.status).toBe('waiting');
+    expect((await app.store.messages(operationId)).filter((m) => m.role === 'tool')).toEqual([]);
+    const [pending] = await app.store.interventions(childId);
+    await app.runtime.approve(childId, pending!.toolCallId);
+    expect(await within(done, 'the parent')).toMatchObject({ reason: 'done', content: 'boss got: wrote: written /tmp/report.txt' });
+    expect((await app.store.messages(operationId)).filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['wrote: written /tmp/report.txt']);
   });
 });
