@@ -34,12 +34,6 @@ export class CallRouter {
     return 'run';
   }
 
-  /** Whether the agent could route anything away from `run` (most agents cannot: skip the lookups). */
-  mayIntervene(agent: ResolvedAgent): boolean {
-    const routes = this.routesOf(agent);
-    return routes.approval.length > 0 || routes.deferred.length > 0;
-  }
-
   private routesOf(agent: ResolvedAgent): CompiledRoutes {
     let routes = this.compiled.get(agent);
     if (!routes) {

@@ -10,7 +10,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { errorType } from '../hooks/hook-errors.js';
 import { SUB_AGENTS, type SubAgents } from './sub-agent.port.js';
-import { AGENT_CALL_API_NAME, AGENT_CALL_IDENTIFIER, isAgentCall } from './tools/agent-call.tool.js';
+import { isAgentCall } from './tools/agent-call.tool.js';
 import type { AgentEventBase, PendingTool, TerminalReason, ToolResultSummary } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
@@ -220,9 +220,7 @@ export class StepExecutor {
   }
 
   private async routesOf(agent: ResolvedAgent, calls: readonly ModelToolCall[]): Promise<{ routes: CallRoute[]; agentCalls: boolean[] }> {
-    if (calls.length === 0 || (!this.router.mayIntervene(agent) && !calls.some(mayBeAgentCall))) {
-      return { routes: calls.map(() => 'run'), agentCalls: calls.map(() => false) };
-    }
+    // The tool decides too (`requiresApproval`, `deferred`, the built-in sub-agent tool), not only the agent's rules.
     const tools = await Promise.all(calls.map((call) => this.catalog.find(call.identifier, call.apiName)));
     return {
       routes: calls.map((call, i) => this.router.route(agent, tools[i], call)),
@@ -332,7 +330,3 @@ function byToolCall(items: readonly StoredIntervention[]): ReadonlyMap<string, S
   return new Map(items.map((item) => [item.toolCallId, item]));
 }
 
-/** The built-in sub-agent tool is looked up even for agents without approval or deferred rules. */
-function mayBeAgentCall(call: ModelToolCall): boolean {
-  return call.identifier === AGENT_CALL_IDENTIFIER && call.apiName === AGENT_CALL_API_NAME;
-}

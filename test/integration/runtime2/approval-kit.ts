@@ -64,7 +64,14 @@ models:
     script:
       - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: writer, instruction: "write it" } } ]
       - content: "boss got: {{lastToolResult}}"
+  decorated:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: payments, apiName: refund, args: {} }, { identifier: device, apiName: photo, args: {} } ]
+      - content: "{{lastToolResult}}"
 agents:
+  decorated: { model: decorated, tools: [ "payments/*", "device/*" ] }
   boss: { model: delegatingWrite, tools: [ "agents/call" ] }
   recursive: { model: recursing, tools: [ "agents/call" ] }
   everything: { model: telling, tools: [ "*" ] }
@@ -91,6 +98,17 @@ export class Runtime2Tools {
   now() {
     executions.now++;
     return '2026-11-30T12:00:00Z';
+  }
+
+  @Tool({ identifier: 'payments', apiName: 'refund', description: 'refunds (needs a human)', parameters: { type: 'object', properties: {} }, requiresApproval: true })
+  refund() {
+    executions.write++;
+    return 'refunded';
+  }
+
+  @Tool({ identifier: 'device', apiName: 'photo', description: 'takes a photo on the device', parameters: { type: 'object', properties: {} }, deferred: true })
+  photo(): string {
+    throw new Error('a deferred tool is never run by the runtime');
   }
 
   @Tool({ identifier: 'browser', apiName: 'open', description: 'opens a page (run by the client)', parameters: { type: 'object', properties: { url: { type: 'string' } } } })
