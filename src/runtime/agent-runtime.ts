@@ -97,6 +97,8 @@ export const MAX_SUB_AGENT_DEPTH = 5;
 export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
   private readonly logger = new Logger('AgentRuntime');
   private readonly live = new Map<string, LiveOperation>();
+  /** Set at shutdown: watchers stop polling (and never reopen the database). */
+  private stopped = false;
 
   constructor(
     private readonly dispatcher: HookDispatcher,
@@ -294,6 +296,7 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
   private async whenCompleted(operationId: string, live?: LiveOperation): Promise<OperationResult> {
     let delay = COMPLETION_POLL_MS;
     for (;;) {
+      if (this.stopped) throw new Error(`stopped waiting for operation ${operationId}: the application is shutting down`);
       if (live && (live.driving || live.settled)) return live.done;
       const operation = await this.operation(operationId);
       if (operation.status === 'completed') return this.resultOf(operationId, operation.reason ?? 'done');
@@ -304,6 +307,7 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
 
   /** Before any provider closes (a host's DataSource included): live steps end while the database is open. */
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
     const driving = [...this.live.values()].filter((live) => live.driving);
     for (const live of driving) live.controller.abort(new Error('shutting down'));
     // Waiting operations hold no step; they stay waiting in the database for whoever resumes them.
