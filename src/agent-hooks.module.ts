@@ -24,6 +24,7 @@ import { StepExecutor } from './runtime/step-executor.js';
 import { ToolCallRunner } from './runtime/tool-call.runner.js';
 import { CallRouter } from './runtime/call-router.js';
 import { SUB_AGENTS } from './runtime/sub-agent.port.js';
+import { QUEUE_PROVIDERS } from './queue/queue.providers.js';
 import { Compactor } from './runtime/compactor.js';
 import { TOOLS_EXPORTS, TOOLS_PROVIDERS } from './runtime/tools/tools.providers.js';
 import { EnvironmentWebhookSource } from './webhooks/environment-hooks.js';
@@ -70,6 +71,8 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     AgentRuntime,
     { provide: SUB_AGENTS, useExisting: AgentRuntime },
     EngineLifecycle,
+    // Queue mode (idle otherwise): step jobs on BullMQ, workers, the reconciler.
+    ...QUEUE_PROVIDERS,
   ],
   exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, ...TOOLS_EXPORTS],
 })

@@ -8,6 +8,21 @@ export interface AgentHooksWebhookOptions {
   appUrl?: string;
 }
 
+export interface AgentHooksQueueOptions {
+  /** BullMQ key prefix (default `agent-hooks`): one per deployment sharing a Redis. */
+  prefix?: string;
+  /** Whether this process runs step jobs (default true); an API-only process sets false. */
+  worker?: boolean;
+  /** Step jobs run at once in this process (default 4). */
+  concurrency?: number;
+  /** A step's database lease, renewed while it runs (default 10 s). */
+  leaseMs?: number;
+  /** BullMQ's job lock: a killed worker's job is retried elsewhere after about this long (default 10 s). */
+  lockMs?: number;
+  /** How often running operations without a holder are re-enqueued (default 5 s). */
+  reconcileEveryMs?: number;
+}
+
 export interface AgentHooksModuleOptions {
   /**
    * `'sqlite:./data/agent-hooks.sqlite'` (default), `'sqlite::memory:'`, `'postgres://…'`, TypeORM options, or
@@ -15,8 +30,12 @@ export interface AgentHooksModuleOptions {
    * `AGENT_HOOKS_MIGRATIONS` applied by the host's own pipeline; we never migrate or close it.
    */
   database?: string | Record<string, unknown>;
+  /** `queue`: every step is a BullMQ job any worker may run (requires PostgreSQL and Redis). */
   mode?: 'local' | 'queue';
+  /** Queue mode's Redis, `redis://host:port[/db]` (default `redis://127.0.0.1:6379`). */
   redis?: string;
+  /** Queue mode tuning; the defaults suit most deployments. */
+  queue?: AgentHooksQueueOptions;
   configFile?: string;
   pluginsFile?: string;
   webhooks?: AgentHooksWebhookOptions;

@@ -54,6 +54,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     expectedVersion: number,
     message: NewMessage | undefined,
     patch: Partial<Pick<StoredOperation, 'stepIndex' | 'usage' | 'status' | 'runContext' | 'compaction'>>,
+    leaseOwner?: string,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }> {
     const { commits } = await this.database.stores();
     const status = patch.status === 'completed' ? undefined : patch.status;
@@ -62,6 +63,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
       expectedVersion,
       messages: message ? [message] : [],
       patch: { ...patch, ...(status ? { status } : {}) } as never,
+      ...(leaseOwner !== undefined ? { leaseOwner } : {}),
     });
     return { operation: result.operation, ...(result.messages[0] ? { message: result.messages[0] } : {}) };
   }

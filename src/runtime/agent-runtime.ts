@@ -12,7 +12,7 @@
  * running): of two processes resolving the last pending item at once, exactly one drives the next step.
  */
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { AgentHook } from '../hooks/agent-hook.js';
 import type { TerminalReason, UsageTotals } from '../hooks/agent-events.js';
 import { AuthContext, RunContext, RunEndContext } from '../hooks/contexts.js';
@@ -43,6 +43,7 @@ import {
 import { rejectionReceipt } from './intervention-receipts.js';
 import { ToolCallRunner } from './tool-call.runner.js';
 import type { SubAgents, SubAgentStart } from './sub-agent.port.js';
+import { STEP_SCHEDULER, type QueuedStepContext, type StepScheduler } from './step-scheduler.port.js';
 import { StepExecutor } from './step-executor.js';
 import { agentEventBase } from './agent-event-base.js';
 
@@ -107,6 +108,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     private readonly tools: ToolCallRunner,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
+    /** Queue mode only: steps run as jobs on any worker instead of in this process. */
+    @Optional() @Inject(STEP_SCHEDULER) private readonly scheduler?: StepScheduler,
   ) {}
 
   /** Starts an operation; `done` resolves with `{ status: 'completed', reason }` whatever the reason. */
@@ -157,7 +160,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     }
     const live = newLive(runContext);
     this.live.set(operationId, live);
-    void this.drive(operationId, live, true);
+    if (this.scheduler) void this.startQueued(operationId, live);
+    else void this.drive(operationId, live, true);
     return { operationId, done: live.done, live };
   }
 
@@ -366,8 +370,75 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
 
   private async resumeIfReady(operationId: string, live: LiveOperation): Promise<void> {
     if (!(await this.store.resume(operationId))) return;
-    if (live.driving) live.resumeRequested = true;
+    if (this.scheduler) await this.scheduleNext(operationId);
+    else if (live.driving) live.resumeRequested = true;
     else void this.drive(operationId, live, false);
+  }
+
+  /**
+   * Queue mode: `on_run_start` here, where the caller's identity (and token) is, then the first step is a
+   * job. `done` settles when the database shows the operation completed, whichever worker ends it.
+   */
+  private async startQueued(operationId: string, live: LiveOperation): Promise<void> {
+    try {
+      await this.runStart(operationId, live);
+    } catch (error) {
+      live.error = error;
+      await this.finish(operationId, live, 'error');
+      return;
+    }
+    await this.scheduleNext(operationId);
+    this.watch(operationId, live);
+  }
+
+  /** Hands the operation's next step to the scheduler; if that fails (Redis down), the reconciler retries it. */
+  private async scheduleNext(operationId: string): Promise<void> {
+    try {
+      const operation = await this.operation(operationId);
+      if (operation.status === 'running') await this.scheduler!.schedule(operationId, operation.version);
+    } catch (error) {
+      this.logger.warn(`could not schedule the next step of ${operationId} (${errorType(error)}); the reconciler will`);
+    }
+  }
+
+  /**
+   * Queue mode, on a worker: runs one step of a running operation and reacts — the next step is scheduled,
+   * a pause leaves it waiting, a terminal reason runs the terminal sequence here. Caller webhooks come from
+   * the database and environment hooks from this worker's current environment (W3, L1); handlers given to
+   * `execAgent` in another process are not here. A step that lost its lease, or whose operation ended
+   * elsewhere (cancelled), stops without a second terminal sequence.
+   */
+  async runQueuedStep(operationId: string, worker: QueuedStepContext): Promise<'ran' | 'handedBack'> {
+    const operation = await this.store.getOperation(operationId);
+    if (!operation || operation.status !== 'running') return 'ran';
+    const own = this.live.get(operationId);
+    const live = own ?? newLive(restoredContext(operationId, operation.runContext));
+    const restoredHere = !this.registry.hasCallerHooks(operationId);
+    const signal = AbortSignal.any([live.controller.signal, worker.signal]);
+    // The worker stopping is not a cancellation: the step goes back to the queue for another worker.
+    const handingBack = async () => worker.signal.aborted && !live.controller.signal.aborted && (await this.store.getOperation(operationId))?.status === 'running';
+    live.driving = true;
+    try {
+      const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner });
+      if (result === undefined) await this.scheduleNext(operationId);
+      else if ('terminal' in result) {
+        if (result.terminal === 'interrupted' && (await handingBack())) return 'handedBack';
+        await this.finish(operationId, live, result.terminal);
+      }
+      return 'ran';
+    } catch (error) {
+      if (await handingBack()) return 'handedBack';
+      const now = await this.store.getOperation(operationId);
+      // Ended elsewhere (cancel) or taken over by another worker after our lease lapsed: not ours to end.
+      if (!now || now.status !== 'running' || (now.leaseOwner !== undefined && now.leaseOwner !== worker.leaseOwner)) return 'ran';
+      if (!signal.aborted) live.error = error;
+      await this.finish(operationId, live, signal.aborted ? 'interrupted' : 'error');
+      return 'ran';
+    } finally {
+      live.driving = false;
+      // A worker keeps nothing of an operation whose next step may run anywhere (A4).
+      if (!own && restoredHere) this.registry.unregister(operationId);
+    }
   }
 
   /** The live state of an operation this process did not start (after a restart): context from the database, no token. */

@@ -23,6 +23,7 @@ export interface CompactionInput {
   agent: ResolvedAgent;
   base: Omit<AgentEventBase, 'type'>;
   dispatchOptions: { operationId: string; runContext: RunContext; signal: AbortSignal };
+  leaseOwner?: string;
 }
 
 @Injectable()
@@ -33,7 +34,7 @@ export class Compactor {
   ) {}
 
   /** The operation after a compaction, or as it was. */
-  async compactIfNeeded({ operation, messages, agent, base, dispatchOptions }: CompactionInput): Promise<StoredOperation> {
+  async compactIfNeeded({ operation, messages, agent, base, dispatchOptions, leaseOwner }: CompactionInput): Promise<StoredOperation> {
     const limit = agent.limits.compactAtTokens;
     if (limit === undefined) return operation;
     const chat = toChat(messages, agent, operation.compaction);
@@ -57,7 +58,7 @@ export class Compactor {
       summary = response.content;
       if (summary.trim() === '') throw new ModelError('invalid_response', 'the model returned an empty summary');
       const compaction = { groupId: randomUUID(), summary, throughSeq: last.seq };
-      compacted = (await this.store.commit(operation.id, operation.version, undefined, { compaction, usage: addUsage(operation.usage, response.usage) })).operation;
+      compacted = (await this.store.commit(operation.id, operation.version, undefined, { compaction, usage: addUsage(operation.usage, response.usage) }, leaseOwner)).operation;
     } catch (error) {
       if (dispatchOptions.signal.aborted) throw error;
       // Model errors name provider and status only; anything else is reported by its type (S3).

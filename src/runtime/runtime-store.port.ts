@@ -40,6 +40,8 @@ export interface StoredOperation {
   usage: UsageTotals;
   errorType?: string;
   errorMessage?: string;
+  /** Queue mode: the worker running the current step, while its lease lasts. */
+  leaseOwner?: string;
   version: number;
 }
 
@@ -113,6 +115,8 @@ export interface RuntimeStore {
     expectedVersion: number,
     message: NewMessage | undefined,
     patch: Partial<Pick<StoredOperation, 'stepIndex' | 'usage' | 'status' | 'runContext' | 'compaction'>>,
+    /** Queue mode: the commit also requires this worker to still hold the operation's lease (a fencing check). */
+    leaseOwner?: string,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }>;
   /** The terminal transition, exactly once: false when the operation was already completed. */
   complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }): Promise<boolean>;

@@ -31,6 +31,8 @@ export interface StepInput {
   operationId: string;
   runContext: RunContext;
   signal: AbortSignal;
+  /** Queue mode: every commit of the step is fenced by this worker's lease. */
+  leaseOwner?: string;
 }
 
 /** `undefined`: the operation goes on to another step; `waiting`: it waits for a human or an outside executor. */
@@ -55,7 +57,8 @@ export class StepExecutor {
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  async step({ operationId, runContext, signal }: StepInput): Promise<StepResult> {
+  async step({ operationId, runContext, signal, leaseOwner }: StepInput): Promise<StepResult> {
+    const commit: RuntimeStore['commit'] = (id, version, message, patch) => this.store.commit(id, version, message, patch, leaseOwner);
     let operation = await this.load(operationId);
     if (operation.status === 'completed') return { terminal: operation.reason ?? 'done' };
     if (operation.status === 'waiting') return WAITING;
@@ -73,7 +76,7 @@ export class StepExecutor {
     let assistant = unfinishedStepAnswer(messages, operation.stepIndex);
     if (!assistant) {
       await this.dispatcher.dispatch('beforeStep', { ...base(), type: 'beforeStep' }, dispatchOptions);
-      operation = await this.compactor.compactIfNeeded({ operation, messages, agent, base: base(), dispatchOptions });
+      operation = await this.compactor.compactIfNeeded({ operation, messages, agent, base: base(), dispatchOptions, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
       const response = await agent.model.complete({
         messages: toChat(messages, agent, operation.compaction),
         tools: (await this.catalog.toolsFor(agent.tools)).map(({ identifier, apiName, description, parameters }) => ({ identifier, apiName, description, parameters })),
@@ -84,7 +87,7 @@ export class StepExecutor {
         purpose: 'step',
       });
       const toolCalls = response.toolCalls.map((call) => ({ ...call, id: call.id || `call_${randomUUID()}` }));
-      const committed = await this.store.commit(
+      const committed = await commit(
         operationId,
         operation.version,
         { role: 'assistant', content: response.content, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
@@ -126,12 +129,12 @@ export class StepExecutor {
         if (item.status === 'rejected') {
           if (item.decision !== 'rejectAndContinue') return { terminal: 'interrupted' };
           // A rejection receipt holds no tool output: published directly (P2).
-          operation = await this.publish(operation, rejectionReceipt(call, item.decisionReason));
+          operation = await this.publish(operation, rejectionReceipt(call, item.decisionReason), leaseOwner);
           continue;
         }
         if (!(await this.store.claim(operationId, call.id, this.claimant))) {
           // Claimed before (a crash mid-execution): never run blindly a second time.
-          operation = await this.publish(operation, unknownOutcomeReceipt(call));
+          operation = await this.publish(operation, unknownOutcomeReceipt(call), leaseOwner);
           continue;
         }
       }
@@ -141,7 +144,7 @@ export class StepExecutor {
           continue;
         }
         const published = await this.callAgent(input, operation);
-        if (published) operation = await this.publish(operation, published);
+        if (published) operation = await this.publish(operation, published, leaseOwner);
         else awaitingDeferred = true;
         continue;
       }
@@ -157,12 +160,12 @@ export class StepExecutor {
           awaitingDeferred = true;
           continue;
         }
-        operation = await this.publish(operation, outcome.message);
+        operation = await this.publish(operation, outcome.message, leaseOwner);
         continue;
       }
       const outcome = await this.tools.run(input);
       // P1: the result is written only now, after result control; message and state change are one transaction.
-      operation = await this.publish(operation, outcome.message);
+      operation = await this.publish(operation, outcome.message, leaseOwner);
     }
     if (awaitingDeferred) {
       if (await this.store.pause(operationId)) return WAITING;
@@ -182,7 +185,7 @@ export class StepExecutor {
       },
       dispatchOptions,
     );
-    operation = (await this.store.commit(operationId, operation.version, undefined, { stepIndex: operation.stepIndex + 1 })).operation;
+    operation = (await commit(operationId, operation.version, undefined, { stepIndex: operation.stepIndex + 1 })).operation;
     if (calls.length === 0) return { terminal: 'done' };
     if (signal.aborted) return { terminal: 'interrupted' };
     return undefined;
@@ -282,8 +285,8 @@ export class StepExecutor {
     });
   }
 
-  private async publish(operation: StoredOperation, message: NewMessage): Promise<StoredOperation> {
-    return (await this.store.commit(operation.id, operation.version, message, {})).operation;
+  private async publish(operation: StoredOperation, message: NewMessage, leaseOwner?: string): Promise<StoredOperation> {
+    return (await this.store.commit(operation.id, operation.version, message, {}, leaseOwner)).operation;
   }
 
   /**

@@ -48,6 +48,8 @@ export interface BootOptions {
   /** Replaces the module's (empty) step-commit failpoints: fail a real run between two writes of a commit. */
   failpoints?: StepCommitFailpoints;
   webhooks?: AgentHooksModuleOptions['webhooks'];
+  /** Further module options (queue mode: `mode`, `redis`, `queue`). */
+  module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue'>;
 }
 
 export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
@@ -66,6 +68,7 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
         database: options.database ?? `sqlite:${join(dir, 'db.sqlite')}`,
         configFile: join(dir, 'agents.yaml'),
         ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+        ...options.module,
       }),
     ],
     providers: options.providers ?? [],

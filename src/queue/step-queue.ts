@@ -1,0 +1,58 @@
+/**
+ * Queue mode's `StepScheduler` (DESIGN §4): each step of an operation is one BullMQ job. The job id is
+ * the operation and the version the step starts from, so scheduling the same state twice (the runtime and
+ * the reconciler, an API retry) adds one job; steps of one operation are also kept apart by the database
+ * lease the worker takes. Redis only carries work: a lost job is re-enqueued from the database.
+ */
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { StepScheduler } from '../runtime/step-scheduler.port.js';
+import { redisConnection } from './queue-connection.js';
+import { QUEUE_SETTINGS, STEP_QUEUE_NAME, type QueueSettings } from './queue-settings.js';
+
+export interface StepJobData {
+  operationId: string;
+  version: number;
+}
+
+/** BullMQ refuses ':' in custom job ids. */
+export function stepJobId(operationId: string, version: number): string {
+  return `step-${operationId}-v${version}`;
+}
+
+@Injectable()
+export class StepQueue implements StepScheduler, OnApplicationShutdown {
+  private queue: Promise<Queue<StepJobData>> | undefined;
+
+  constructor(@Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings) {}
+
+  async schedule(operationId: string, version: number): Promise<void> {
+    const queue = await this.open();
+    await queue.add(
+      'step',
+      { operationId, version },
+      {
+        jobId: stepJobId(operationId, version),
+        removeOnComplete: true,
+        removeOnFail: { count: 1000 },
+        // A step handed back by a stopping worker, or failing on infrastructure, is retried elsewhere.
+        attempts: 10,
+        backoff: { type: 'exponential', delay: 250 },
+      },
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const queue = await this.queue?.catch(() => undefined);
+    await queue?.close();
+    this.queue = undefined;
+  }
+
+  /** Opened on first use: a local-mode app never loads BullMQ nor connects to Redis. */
+  private open(): Promise<Queue<StepJobData>> {
+    this.queue ??= import('bullmq').then(
+      ({ Queue }) => new Queue<StepJobData>(STEP_QUEUE_NAME, { connection: redisConnection(this.settings.redis), prefix: this.settings.prefix }),
+    );
+    return this.queue;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Runs step jobs in this process (queue mode with `worker` on). For each job: the database lease first —
+ * one holder per operation, renewed while the step runs, fencing every commit of the step —, then one
+ * step through `AgentRuntime.runQueuedStep`. While a step runs, the worker watches for the operation being
+ * cancelled elsewhere and aborts it. On shutdown it stops taking jobs and hands running steps back.
+ */
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Job, Worker } from 'bullmq';
+import { errorType } from '../hooks/hook-errors.js';
+import { AgentRuntime } from '../runtime/agent-runtime.js';
+import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
+import { LeaseStores } from './lease-stores.js';
+import { redisConnection } from './queue-connection.js';
+import { QUEUE_SETTINGS, STEP_QUEUE_NAME, type QueueSettings } from './queue-settings.js';
+import type { StepJobData } from './step-queue.js';
+
+/** How often a running step checks whether its operation was cancelled elsewhere. */
+const CANCEL_POLL_MS = 500;
+/** How long a job waits before trying again when another worker holds the operation. */
+const BUSY_RETRY_MS = 500;
+
+export class StepHandedBackError extends Error {
+  override readonly name = 'StepHandedBackError';
+}
+
+@Injectable()
+export class StepWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('AgentHooks:StepWorker');
+  private readonly workerId = `${process.pid}:${randomUUID()}`;
+  private readonly stopping = new AbortController();
+  private worker: Worker<StepJobData> | undefined;
+
+  constructor(
+    @Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings,
+    private readonly runtime: AgentRuntime,
+    private readonly leases: LeaseStores,
+    @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.settings.enabled || !this.settings.worker) return;
+    const { Worker } = await import('bullmq');
+    this.worker = new Worker<StepJobData>(STEP_QUEUE_NAME, (job, token) => this.process(job, token), {
+      connection: redisConnection(this.settings.redis),
+      prefix: this.settings.prefix,
+      concurrency: this.settings.concurrency,
+      lockDuration: this.settings.lockMs,
+      stalledInterval: Math.max(1_000, Math.floor(this.settings.lockMs / 2)),
+      maxStalledCount: 10,
+    });
+    this.worker.on('error', (error) => this.logger.warn(`step worker: ${errorType(error)}`));
+  }
+
+  /** Stop taking jobs; running steps see the stop signal and go back to the queue. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    await this.worker?.close();
+    this.worker = undefined;
+  }
+
+  private async process(job: Job<StepJobData>, token: string | undefined): Promise<void> {
+    const { operationId, version } = job.data;
+    const operation = await this.store.getOperation(operationId);
+    // Done, waiting, or moved on: a job for a newer version carries the operation from here.
+    if (!operation || operation.status !== 'running' || operation.version !== version) return;
+    const leases = await this.leases.leases();
+    const owner = `${this.workerId}:${randomUUID()}`;
+    if (!(await leases.acquire(operationId, owner, this.settings.leaseMs))) {
+      // Another worker holds the operation (a duplicate job, or the holder died and its lease has not lapsed).
+      const { DelayedError } = await import('bullmq');
+      await job.moveToDelayed(Date.now() + BUSY_RETRY_MS, token);
+      throw new DelayedError();
+    }
+    const abort = new AbortController();
+    const signal = AbortSignal.any([abort.signal, this.stopping.signal]);
+    const renew = setInterval(() => {
+      void leases.renew(operationId, owner, this.settings.leaseMs).then(
+        (held) => held ?? abort.abort(new Error('lease lost')),
+        () => undefined,
+      );
+    }, Math.max(250, Math.floor(this.settings.leaseMs / 3)));
+    const watch = setInterval(() => {
+      void this.store.getOperation(operationId).then(
+        (now) => (now?.status === 'completed' ? abort.abort(new Error('cancelled elsewhere')) : undefined),
+        () => undefined,
+      );
+    }, CANCEL_POLL_MS);
+    try {
+      const outcome = await this.runtime.runQueuedStep(operationId, { leaseOwner: owner, signal });
+      if (outcome === 'handedBack') throw new StepHandedBackError(`step of ${operationId} handed back by a stopping worker`);
+    } finally {
+      clearInterval(renew);
+      clearInterval(watch);
+      await leases.release(operationId, owner).catch(() => false);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Queue mode in one process pair (DESIGN §4, issue 8 items 1–2): an API app that only schedules
+ * (`worker: false`) and a worker app on the same PostgreSQL and Redis. Every step is a BullMQ job run by the
+ * worker; `done` settles in the API app from the database; approvals and deferred completions resume the
+ * operation by enqueuing its next step; caller webhooks are restored on the worker (W1, W3); in-process
+ * handlers given to `execAgent` stay where they were registered.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName } from '../persistence/test-databases.js';
+import { bootRuntime, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
+import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from '../runtime2/approval-kit.js';
+import { REDIS_URL, dropPrefix, fastQueue, redisAvailable, uniquePrefix } from './queue-kit.js';
+
+const schema = uniqueSchemaName();
+const prefix = uniquePrefix();
+let ready = false;
+let api: RuntimeApp;
+let worker: RuntimeApp;
+let receiver: LoopbackReceiver;
+
+beforeAll(async () => {
+  ready = (await testDrivers()).includes('postgres') && (await redisAvailable());
+  if (!ready) {
+    // eslint-disable-next-line no-console -- a skipped service must be loud (DESIGN §11)
+    console.warn('!!! queue/queue-mode.spec.ts: PostgreSQL or Redis does not answer; queue mode is NOT tested.');
+    return;
+  }
+  receiver = await startReceiver({ '/notify': (req, res) => req.on('end', () => res.writeHead(204).end()) });
+  const database = postgresDatabaseOption(schema);
+  const common = { config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks: { allowNetworks: ['127.0.0.1/32'] } };
+  api = await bootRuntime({ ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false }) } });
+  worker = await bootRuntime({ ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix) } });
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await api?.close();
+  await receiver?.close();
+  if (!ready) return;
+  await dropPrefix(prefix);
+  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, poolSize: 1 });
+  await admin.initialize();
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.destroy());
+}, 60_000);
+
+describe('queue mode', () => {
+  it('DESIGN §4: steps run on the worker; done settles in the API process; W1/W3: the caller webhook fires from the worker, the handler stays in the API process', async () => {
+    if (!ready) return;
+    const handled: string[] = [];
+    const { operationId, done } = await api.runtime.execAgent({
+      agentId: 'batch',
+      prompt: 'x',
+      hooks: [
+        { id: 'notify', type: 'afterToolCall', webhook: { url: receiver.url('/notify') } },
+        { id: 'local', type: 'afterToolCall', handler: (event) => void handled.push(event.operationId) },
+      ],
+    });
+    await untilOperation(api.store, operationId, waiting);
+    // The step ran on the worker, not here.
+    expect(pointsOf(worker.events, operationId)).toContain('beforeStep');
+    expect(pointsOf(api.events, operationId, ['beforeStep'])).toEqual([]);
+    const pending = await api.store.interventions(operationId);
+    await api.runtime.approve(operationId, pending[0]!.toolCallId);
+    await api.runtime.reject(operationId, pending[1]!.toolCallId, { continue: true, reason: 'skip b' });
+    const result = await within(done, 'done in the API process', 30_000);
+    expect(result).toMatchObject({ reason: 'done', content: 'done: skip b' });
+    expect(receiver.requests.filter((r) => r.path === '/notify').length).toBeGreaterThanOrEqual(2);
+    expect(handled).toEqual([]); // handlers given to execAgent live in the API process only (W3)
+    expect(pointsOf(worker.events, operationId, ['onComplete'])).toEqual(['onComplete']);
+  }, 40_000);
+
+  it('issue 8 item 1: a deferred completion in the API process resumes the operation on the worker', async () => {
+    if (!ready) return;
+    const { operationId, done } = await api.runtime.execAgent({ agentId: 'browser', prompt: 'x' });
+    await untilOperation(api.store, operationId, waiting);
+    const [item] = await api.store.interventions(operationId);
+    await api.runtime.completeDeferred(operationId, item!.toolCallId, { content: 'page', success: true });
+    expect(await within(done, 'done', 30_000)).toMatchObject({ reason: 'done', content: 'page: page' });
+  }, 40_000);
+
+  it('issue 8 item 1: cancel from the API process ends a running operation once, with one onComplete', async () => {
+    if (!ready) return;
+    executions.now = 0;
+    const { operationId, done } = await api.runtime.execAgent({ agentId: 'compacting', prompt: 'long '.repeat(40) });
+    await api.runtime.cancel(operationId);
+    expect((await within(done, 'done', 30_000)).reason).toBe('interrupted');
+    await new Promise((r) => setTimeout(r, 1_500));
+    const completes = [...pointsOf(api.events, operationId, ['onComplete']), ...pointsOf(worker.events, operationId, ['onComplete'])];
+    expect(completes).toEqual(['onComplete']);
+  }, 40_000);
+});
