@@ -10,6 +10,9 @@ import type { MessageRole, StoredToolCall, ToolMessageError } from '../records.j
 @Entity({ name: 'agent_hooks_messages' })
 // Conversation order; also what makes two concurrent appends at the same position collide.
 @Index('agent_hooks_messages_operation_seq_uq', ['operationId', 'seq'], { unique: true })
+// A tool result is published once per call, whoever publishes it (a retried step, a second worker). Only
+// tool messages carry a tool call id; NULLs never collide in a unique index, on either database.
+@Index('agent_hooks_messages_tool_call_uq', ['operationId', 'toolCallId'], { unique: true })
 export class MessageEntity {
   @PrimaryColumn(primaryColumn(idColumn, 'id', 'agent_hooks_messages_pk'))
   id!: string;

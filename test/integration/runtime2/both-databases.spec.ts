@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { AlreadyCompletedError } from '../../../src/index.js';
+import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
@@ -77,4 +78,26 @@ describe.each(DRIVERS)('Runtime II on %s', (driver) => {
       await app.close();
     }
   }, 60_000);
+
+  it('DESIGN §4: the database refuses a second published result for one tool call (unique key), and rolls the commit back', async () => {
+    const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: databaseFor(driver, 'unique') });
+    try {
+      const { operationId, done } = await app.runtime.execAgent({ agentId: 'browser', prompt: 'open' });
+      await untilOperation(app.store, operationId, waiting);
+      const [item] = await app.store.interventions(operationId);
+      await app.runtime.completeDeferred(operationId, item!.toolCallId, { content: 'first', success: true });
+      await within(done, 'done', 20_000);
+      const before = await app.store.getOperation(operationId);
+      // Complete the operation's row aside, a second publish of the same call must still fail on the key.
+      const { dataSource } = await app.moduleRef.get(RuntimeDatabase).stores();
+      await dataSource.query(`UPDATE ${driver === 'postgres' ? `"${schema}".` : ''}"agent_hooks_operations" SET "status" = 'running' WHERE "id" = ${driver === 'postgres' ? '$1' : '?'}`, [operationId]);
+      const duplicate = { role: 'tool' as const, content: 'second', toolCallId: item!.toolCallId, identifier: 'browser', apiName: 'open' };
+      await expect(app.store.commit(operationId, before!.version, duplicate, { stepIndex: 99 })).rejects.toThrow();
+      expect((await app.store.getOperation(operationId))?.stepIndex).toBe(before!.stepIndex);
+      expect((await app.store.messages(operationId)).filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['first']);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
 });
+
