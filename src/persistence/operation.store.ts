@@ -43,6 +43,10 @@ export interface CreatedOperation {
   created: boolean;
 }
 
+/** Who holds a just-completed operation while its terminal sequence runs, and for how long at most. */
+export const TERMINAL_HOOKS_OWNER = 'terminal-sequence';
+export const TERMINAL_HOOKS_LEASE_MS = 60_000;
+
 export interface TerminalError {
   type: string;
   /** Only for messages known to hold no user input (S3); the runtime records the type alone. */
@@ -107,8 +111,9 @@ export class OperationStore {
           reason,
           errorType: error?.type ?? null,
           errorMessage: error?.message ?? null,
-          leaseOwner: null,
-          leaseUntil: null,
+          // The completing process holds the terminal sequence for a while; after that, a reconciler may run it.
+          leaseOwner: TERMINAL_HOOKS_OWNER,
+          leaseUntil: new Date(Date.parse(now) + TERMINAL_HOOKS_LEASE_MS).toISOString(),
           completedAt: now,
           updatedAt: now,
           version: () => '"version" + 1',
@@ -118,6 +123,51 @@ export class OperationStore {
         .execute(),
     );
     return result.affected === 1;
+  }
+
+  /** The terminal sequence of a completed operation finished: nothing is owed any more. */
+  async markTerminalHooksDone(operationId: string): Promise<void> {
+    const now = nowIso(this.options);
+    await this.db.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(OperationEntity)
+        .set(updateValues<OperationEntity>({ terminalHooksAt: now, leaseOwner: null, leaseUntil: null, version: () => '"version"' }))
+        .where('"id" = :operationId AND "status" = :completed', { operationId, completed: 'completed' })
+        .execute(),
+    );
+  }
+
+  /**
+   * Completed operations whose terminal sequence is owed (its process died in between) and no longer held:
+   * each one returned is claimed for `owner` (a compare-and-set on the lease), so two reconcilers never run
+   * the same sequence at once.
+   */
+  async claimOwedTerminalHooks(owner: string, holdMs: number, limit = 50): Promise<OperationRecord[]> {
+    const now = nowIso(this.options);
+    const candidates = await this.db.run((manager) =>
+      manager
+        .createQueryBuilder(OperationEntity, 'operation')
+        .where('operation.status = :completed AND operation.terminalHooksAt IS NULL', { completed: 'completed' })
+        .andWhere('(operation.leaseOwner IS NULL OR operation.leaseUntil <= :now)', { now })
+        .orderBy('operation.completedAt', 'ASC')
+        .limit(limit)
+        .getMany(),
+    );
+    const until = new Date(Date.parse(now) + holdMs).toISOString();
+    const claimed: OperationRecord[] = [];
+    for (const row of candidates) {
+      const result = await this.db.run((manager) =>
+        manager
+          .createQueryBuilder()
+          .update(OperationEntity)
+          .set(updateValues<OperationEntity>({ leaseOwner: owner, leaseUntil: until, version: () => '"version"' }))
+          .where('"id" = :id AND "terminal_hooks_at" IS NULL AND ("lease_owner" IS NULL OR "lease_until" <= :now)', { id: row.id, now })
+          .execute(),
+      );
+      if (result.affected === 1) claimed.push(toOperationRecord({ ...row, leaseOwner: owner, leaseUntil: until }));
+    }
+    return claimed;
   }
 
   private async insert(manager: EntityManager, input: NewOperation): Promise<OperationRecord> {
@@ -149,6 +199,7 @@ export class OperationStore {
       createdAt: now,
       updatedAt: now,
       completedAt: null,
+      terminalHooksAt: null,
     };
     await manager.createQueryBuilder().insert().into(OperationEntity).values(insertValues(row)).updateEntity(false).execute();
     const hooks = (input.callerHooks ?? []).map((hook, position): OperationCallerHookEntity => ({

@@ -72,6 +72,18 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await this.database.stores()).operations.complete(operationId, reason, error);
   }
 
+  async markTerminalHooksDone(operationId: string): Promise<void> {
+    await (await this.database.stores()).operations.markTerminalHooksDone(operationId);
+  }
+
+  async claimOwedTerminalHooks(owner: string, holdMs: number): Promise<StoredOperation[]> {
+    return (await this.database.stores()).operations.claimOwedTerminalHooks(owner, holdMs);
+  }
+
+  async flushTimeline(): Promise<void> {
+    await this.database.current?.timeline.flush();
+  }
+
   async interventions(operationId: string): Promise<StoredIntervention[]> {
     const { interventions } = await this.wait();
     return (await interventions.list(operationId)).map(

@@ -2,10 +2,12 @@
  * The reconciler (DESIGN §4): Redis only carries work, so a job can be lost (a Redis restart, a crash
  * between a commit and the next enqueue). Every `reconcileEveryMs`, running operations that nobody holds
  * and that have not moved for a while are scheduled again; the job id (operation + version) makes this
- * idempotent when their job still exists. Runs wherever step workers run.
+ * idempotent when their job still exists. It also runs terminal sequences a dead worker owed. Runs
+ * wherever step workers run.
  */
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
+import { AgentRuntime } from '../runtime/agent-runtime.js';
 import { LeaseStores } from './lease-stores.js';
 import { QUEUE_SETTINGS, type QueueSettings } from './queue-settings.js';
 import { StepQueue } from './step-queue.js';
@@ -20,6 +22,7 @@ export class StepReconciler implements OnApplicationBootstrap, BeforeApplication
     @Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings,
     private readonly leases: LeaseStores,
     private readonly steps: StepQueue,
+    private readonly runtime: AgentRuntime,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -46,6 +49,8 @@ export class StepReconciler implements OnApplicationBootstrap, BeforeApplication
       const quietSince = new Date(Date.now() - 2 * this.settings.reconcileEveryMs).toISOString();
       const stuck = (await leases.listUnleased(100)).filter((operation) => operation.updatedAt <= quietSince);
       for (const operation of stuck) await this.steps.schedule(operation.id, operation.version);
+      // Terminal sequences a dead worker owed (hooks, the sub-agent bridge) run here, at least once.
+      await this.runtime.runOwedTerminalSequences();
       return stuck.length;
     } catch (error) {
       this.logger.warn(`reconcile pass failed (${errorType(error)})`);

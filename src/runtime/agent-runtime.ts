@@ -91,6 +91,8 @@ interface LiveOperation {
 /** How often `done` of an operation driven elsewhere checks the database: from the first delay up to the last. */
 const COMPLETION_POLL_MS = 200;
 const COMPLETION_POLL_MAX_MS = 2_000;
+/** How long a reconciler holds an owed terminal sequence it claimed before another may take it over. */
+const OWED_TERMINAL_HOLD_MS = 60_000;
 /** Operations in one chain of `agents/call`, the top-level one included. */
 export const MAX_SUB_AGENT_DEPTH = 5;
 
@@ -100,6 +102,10 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
   private readonly live = new Map<string, LiveOperation>();
   /** Set at shutdown: watchers stop polling (and never reopen the database). */
   private stopped = false;
+  /** This runtime instance, in claims it makes (owed terminal sequences). */
+  private readonly instanceId = `${process.pid}:${randomUUID()}`;
+  /** Local mode: owed terminal sequences are looked for once, on first use (the database opens lazily). */
+  private owedChecked = false;
 
   constructor(
     private readonly dispatcher: HookDispatcher,
@@ -120,6 +126,10 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
 
   private async start(input: ExecAgentInput, child?: ChildLink): Promise<{ operationId: string; done: Promise<OperationResult>; live?: LiveOperation }> {
     if (!this.agents.agent(input.agentId)) throw new UnknownAgentError(input.agentId);
+    if (!this.owedChecked && !this.scheduler) {
+      this.owedChecked = true;
+      void this.runOwedTerminalSequences().catch((error: unknown) => this.logger.warn(`owed terminal sequences: ${errorType(error)}`));
+    }
     if (typeof input.prompt !== 'string') throw new TypeError('prompt must be a string');
     const operationId = randomUUID();
     // Validates the whole batch before anything is stored (A1); handlers stay in memory only (W3).
@@ -438,6 +448,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
       live.driving = false;
       // A worker keeps nothing of an operation whose next step may run anywhere (A4).
       if (!own && restoredHere) this.registry.unregister(operationId);
+      // The step's timeline is written before the job ends: a worker killed later loses none of it.
+      await this.store.flushTimeline().catch(() => undefined);
     }
   }
 
@@ -492,9 +504,10 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
 
   private async finish(operationId: string, live: LiveOperation, reason: TerminalReason): Promise<void> {
     const error = live.error;
+    let first = false;
     try {
       // S3: the error's type is recorded; its message may hold user input and is not stored.
-      const first = await this.store.complete(operationId, reason, error !== undefined ? { type: errorType(error) } : undefined);
+      first = await this.store.complete(operationId, reason, error !== undefined ? { type: errorType(error) } : undefined);
       if (first) await this.terminalHooks(operationId, live, reason, error);
     } catch (failure) {
       this.logger.error(`terminal transition of ${operationId} failed (${errorType(failure)})`);
@@ -502,7 +515,45 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     const stored = await this.store.getOperation(operationId).catch(() => null);
     const result = await this.resultOf(operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
     this.release(operationId, live, result);
-    if (stored?.parentOperationId && stored.parentToolCallId) await this.bridge(stored.parentOperationId, stored.parentToolCallId, result);
+    if (first && stored) await this.afterTerminal(stored, result);
+  }
+
+  /**
+   * What follows the terminal hooks, and then the record that nothing is owed: the sub-agent bridge, the
+   * timeline written out. If the process dies before the record, a reconciler runs the sequence again
+   * (`runOwedTerminalSequences`): at least once, never lost.
+   */
+  private async afterTerminal(operation: StoredOperation, result: OperationResult): Promise<void> {
+    const bridged = operation.parentOperationId && operation.parentToolCallId ? await this.bridge(operation.parentOperationId, operation.parentToolCallId, result) : true;
+    await this.store.flushTimeline().catch((error: unknown) => this.logger.warn(`timeline flush failed (${errorType(error)})`));
+    if (bridged) await this.store.markTerminalHooksDone(operation.id).catch((error: unknown) => this.logger.warn(`could not record the end of ${operation.id} (${errorType(error)})`));
+  }
+
+  /**
+   * Runs the terminal sequences owed by processes that died between an operation's terminal transition
+   * and the end of its terminal hooks (queue mode: the reconciler calls this; local mode: once, on first
+   * use). Each owed operation is claimed in the database first, so two processes never run one twice at
+   * once. Returns how many ran.
+   */
+  async runOwedTerminalSequences(): Promise<number> {
+    const owed = await this.store.claimOwedTerminalHooks(`${this.instanceId}:${randomUUID()}`, OWED_TERMINAL_HOLD_MS);
+    for (const operation of owed) {
+      const reason = operation.reason ?? 'done';
+      const live = newLive(restoredContext(operation.id, operation.runContext));
+      const error = reason === 'error' ? new RunFailedError(operation.id, operation.errorType ?? 'Error') : undefined;
+      const restoredHere = !this.registry.hasCallerHooks(operation.id);
+      try {
+        await this.executor.restoreCallerHooks(operation.id);
+        await this.terminalHooks(operation.id, live, reason, error);
+      } catch (failure) {
+        this.logger.warn(`owed terminal hooks of ${operation.id} failed (${errorType(failure)})`);
+      } finally {
+        if (restoredHere) this.registry.unregister(operation.id);
+      }
+      await this.afterTerminal(operation, await this.resultOf(operation.id, reason));
+      // A process still waiting on this operation learns of it from the database (its watcher).
+    }
+    return owed.length;
   }
 
   /**
@@ -510,16 +561,19 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
    * the parent's after-hooks and the placeholder compare-and-set, like any deferred result. The child has
    * already reported its own `onComplete`. A parent that already has the result, or has ended, keeps it.
    */
-  private async bridge(parentOperationId: string, parentToolCallId: string, result: OperationResult): Promise<void> {
+  private async bridge(parentOperationId: string, parentToolCallId: string, result: OperationResult): Promise<boolean> {
     const done = result.reason === 'done';
     const content = done ? result.content : `Error: the sub-agent ended with reason ${result.reason}`;
     try {
       await this.completeDeferred(parentOperationId, parentToolCallId, { content, success: done });
+      return true;
     } catch (error) {
-      if (error instanceof AlreadyCompletedError || error instanceof InterventionNotPendingError) return;
+      if (error instanceof AlreadyCompletedError || error instanceof InterventionNotPendingError) return true;
       this.logger.error(`sub-agent ${result.operationId} could not report to ${parentOperationId} (${errorType(error)})`);
+      return false;
     }
   }
+
 
   /** Settles `done` and drops everything this process held for the operation (A4). */
   private release(operationId: string, live: LiveOperation, result: OperationResult): void {

@@ -121,6 +121,13 @@ export interface RuntimeStore {
   /** The terminal transition, exactly once: false when the operation was already completed. */
   complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }): Promise<boolean>;
 
+  /** The terminal sequence finished (hooks, the sub-agent bridge): nothing is owed any more. */
+  markTerminalHooksDone(operationId: string): Promise<void>;
+  /** Completed operations whose terminal sequence is owed by a process that died, claimed for `owner`. */
+  claimOwedTerminalHooks(owner: string, holdMs: number): Promise<StoredOperation[]>;
+  /** Writes the buffered timeline records now (a queue step ends, a terminal sequence ends). */
+  flushTimeline(): Promise<void>;
+
   /** Every intervention of the operation, in step then call order. */
   interventions(operationId: string): Promise<StoredIntervention[]>;
   /** Records the interventions not recorded yet; deferred ones get their empty placeholder (one transaction). */

@@ -101,4 +101,8 @@ export class OperationEntity {
 
   @Column(timestampColumn('completed_at', true))
   completedAt!: string | null;
+
+  /** When the terminal sequence (hooks, the sub-agent bridge) finished; null while it is owed. */
+  @Column(timestampColumn('terminal_hooks_at', true))
+  terminalHooksAt!: string | null;
 }

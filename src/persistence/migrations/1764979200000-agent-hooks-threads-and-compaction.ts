@@ -2,7 +2,8 @@
  * Migration 2 (Runtime II): sub-agent threads (`thread_id`, and the parent's tool call a child answers,
  * `parent_tool_call_id`) and the latest compaction of an operation's conversation (DESIGN §3). Nullable
  * columns only, so `ALTER TABLE … ADD COLUMN` works the same on SQLite and PostgreSQL. And one tool
- * result per call (`agent_hooks_messages_tool_call_uq`): the database refuses a second publish.
+ * result per call (`agent_hooks_messages_tool_call_uq`): the database refuses a second publish. And
+ * `terminal_hooks_at`: when the terminal sequence of a completed operation finished (null while owed).
  */
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { qualifiedTable } from '../dialect.js';
@@ -13,6 +14,7 @@ const COLUMNS = [
   ['compaction_group_id', 'varchar(36)'],
   ['compaction_summary', 'text'],
   ['compacted_through_seq', 'integer'],
+  ['terminal_hooks_at', 'varchar(32)'],
 ] as const;
 
 export class AgentHooksThreadsAndCompaction1764979200000 implements MigrationInterface {

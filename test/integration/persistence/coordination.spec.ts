@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
 import { InterventionStore } from '../../../src/persistence/intervention.store.js';
 import { OperationLeaseStore } from '../../../src/persistence/operation-lease.store.js';
-import { OperationStore } from '../../../src/persistence/operation.store.js';
+import { OperationStore, TERMINAL_HOOKS_LEASE_MS, TERMINAL_HOOKS_OWNER } from '../../../src/persistence/operation.store.js';
 import type { NewIntervention } from '../../../src/persistence/records.js';
 import { ToolResultPlaceholderStore } from '../../../src/persistence/tool-result-placeholder.store.js';
 import { testDrivers, useTestDatabase } from './test-databases.js';
@@ -107,13 +107,32 @@ describe.each(DRIVERS)('coordination on %s', (driver) => {
       expect((await operations.get(operation.id))!.leaseOwner).toBe('rescuer');
     });
 
-    it('are never granted on a completed operation, and completion drops the lease', async () => {
+    it('are never granted on a completed operation; completion hands the lease to the terminal sequence until it is done', async () => {
       const operation = await newOperation();
       await leases.acquire(operation.id, 'w', 60_000);
       await operations.complete(operation.id, 'done');
-      expect((await operations.get(operation.id))!.leaseOwner).toBeUndefined();
+      expect((await operations.get(operation.id))!.leaseOwner).toBe(TERMINAL_HOOKS_OWNER);
       expect(await leases.acquire(operation.id, 'w', 60_000)).toBeNull();
       expect(await leases.acquire(randomUUID(), 'w', 60_000)).toBeNull();
+      await operations.markTerminalHooksDone(operation.id);
+      expect((await operations.get(operation.id))!.leaseOwner).toBeUndefined();
+    });
+
+    it('owed terminal sequences: claimed once their hold lapsed, by one claimant, and never after they are done', async () => {
+      const owed = await newOperation();
+      const finished = await newOperation();
+      await operations.complete(owed.id, 'done');
+      await operations.complete(finished.id, 'done');
+      await operations.markTerminalHooksDone(finished.id);
+      expect((await operations.claimOwedTerminalHooks('r1', 60_000)).map((o) => o.id)).not.toContain(owed.id); // still held
+      now = new Date(now.getTime() + TERMINAL_HOOKS_LEASE_MS + 1);
+      const [first, second] = await Promise.all([operations.claimOwedTerminalHooks('r1', 60_000), operations.claimOwedTerminalHooks('r2', 60_000)]);
+      const claims = [...first!, ...second!].filter((o) => o.id === owed.id);
+      expect(claims).toHaveLength(1);
+      expect([...first!, ...second!].map((o) => o.id)).not.toContain(finished.id);
+      await operations.markTerminalHooksDone(owed.id);
+      now = new Date(now.getTime() + 120_000);
+      expect((await operations.claimOwedTerminalHooks('r3', 60_000)).map((o) => o.id)).not.toContain(owed.id);
     });
 
     it('list running operations nobody holds, for the reconciler', async () => {
