@@ -12,6 +12,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** `Date.now()` when the request arrived. */
+  receivedAt: number;
 }
 
 export interface LoopbackReceiver {
@@ -32,7 +34,7 @@ export async function startReceiver(routes: Record<string, Behaviour> = {}): Pro
   let accepted = 0;
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const record: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body: '' };
+    const record: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body: '', receivedAt: Date.now() };
     requests.push(record);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

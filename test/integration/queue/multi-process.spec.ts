@@ -1,0 +1,165 @@
+/**
+ * Queue mode across real processes (issue 8 tests): the API process (this test, `worker: false`) and two
+ * worker processes from the build share PostgreSQL and Redis. 30 operations — plain runs, approvals,
+ * deferred completions with duplicates — with caller webhooks on a loopback receiver; one worker is killed
+ * with SIGKILL mid-run. Every operation reaches exactly one terminal state, no tool result is published
+ * twice, every onComplete notification arrives, and each step follows its own worker's environment hooks.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName } from '../persistence/test-databases.js';
+import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
+import { REDIS_URL, dropPrefix, fastQueue, redisAvailable, uniquePrefix } from './queue-kit.js';
+import { startWorker, stopWorker, type WorkerProcess } from './worker-processes.js';
+
+const CONFIG = `
+system: queue-chaos
+models:
+  plain:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - content: "It is {{lastToolResult}}."
+  browsing:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: browser, apiName: open, args: { url: "https://example.com" } } ]
+      - content: "page: {{lastToolResult}}"
+agents:
+  plain: { model: plain, tools: [ "clock/*" ] }
+  approver: { model: plain, tools: [ "clock/*" ], approval: [ "^clock/" ] }
+  deferrer: { model: browsing, tools: [ "clock/*" ], deferred: [ "^browser/" ] }
+`;
+
+const schema = uniqueSchemaName();
+const prefix = uniquePrefix();
+const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-queue-'));
+let ready = false;
+let api: RuntimeApp | undefined;
+let receiver: LoopbackReceiver;
+const workers: WorkerProcess[] = [];
+
+/** A slow control (each tool call takes a while, so a kill lands mid-step) that allows by notification. */
+function slowAllow(req: IncomingMessage, res: ServerResponse): void {
+  req.on('end', () => setTimeout(() => res.writeHead(204).end(), 60));
+}
+function ok(req: IncomingMessage, res: ServerResponse): void {
+  req.on('end', () => res.writeHead(204).end());
+}
+
+beforeAll(async () => {
+  ready = (await testDrivers()).includes('postgres') && (await redisAvailable());
+  if (!ready) {
+    // eslint-disable-next-line no-console -- a skipped service must be loud (DESIGN §11)
+    console.warn('!!! queue/multi-process.spec.ts: PostgreSQL or Redis does not answer; multi-process queue mode is NOT tested.');
+    return;
+  }
+  receiver = await startReceiver({ '/control': slowAllow, '/done': ok, '/envA': ok, '/envB': ok });
+  const configFile = join(dir, 'agents.yaml');
+  writeFileSync(configFile, CONFIG);
+  const database = postgresDatabaseOption(schema);
+  const webhooks = { allowNetworks: ['127.0.0.1/32'] };
+  // The API process first: it creates the schema (migrations) before the workers connect.
+  api = await bootRuntime({ config: CONFIG, database, webhooks, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false }) } });
+  await api.store.getOperation('00000000-0000-0000-0000-000000000000');
+  const settings = { configFile, database, redis: REDIS_URL, queue: fastQueue(prefix), webhooks };
+  const envHook = (path: string) => ({
+    AGENT_HOOK_WEBHOOK_URL: receiver.url(path),
+    AGENT_HOOK_WEBHOOK_TOKEN: 'env-token',
+    AGENT_HOOK_WEBHOOK_EVENTS: 'afterStep',
+  });
+  workers.push(await startWorker(settings, envHook('/envA')), await startWorker(settings, envHook('/envB')));
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => stopWorker(worker)));
+  await api?.close();
+  await receiver?.close();
+  rmSync(dir, { recursive: true, force: true });
+  if (!ready) return;
+  await dropPrefix(prefix);
+  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, poolSize: 1 });
+  await admin.initialize();
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.destroy());
+}, 60_000);
+
+const callerHooks = () => [
+  { id: 'control', type: 'afterToolCall' as const, webhook: { url: receiver.url('/control'), responseHandling: 'toolCall' as const } },
+  { id: 'done', type: 'onComplete' as const, webhook: { url: receiver.url('/done') } },
+];
+
+describe('queue mode across processes', () => {
+  it('issue 8: 30 operations, two workers, one SIGKILL mid-run: one terminal state each, nothing published twice, every onComplete delivered', async () => {
+    if (!ready || !api) return;
+    const runtime = api.runtime;
+    const agents = [...Array(20).fill('plain'), ...Array(5).fill('approver'), ...Array(5).fill('deferrer')] as string[];
+    const started = await Promise.all(agents.map((agentId, i) => runtime.execAgent({ agentId, prompt: `op ${i}`, hooks: callerHooks() })));
+    const byId = new Map(started.map((s, i) => [s.operationId, agents[i]!]));
+
+    // Kill one worker while steps are running.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const killedAt = Date.now();
+    await stopWorker(workers[0]!, 'SIGKILL');
+
+    // Resolve the approvals and deferred calls as they come up (duplicates for the deferred ones).
+    const resolving = (async () => {
+      const deadline = Date.now() + 60_000;
+      const open = new Set(started.map((s) => s.operationId).filter((id) => byId.get(id) !== 'plain'));
+      while (open.size > 0 && Date.now() < deadline) {
+        for (const operationId of [...open]) {
+          const operation = await api!.store.getOperation(operationId);
+          if (operation?.status === 'completed') {
+            open.delete(operationId);
+            continue;
+          }
+          if (operation?.status !== 'waiting') continue;
+          for (const item of (await api!.store.interventions(operationId)).filter((i) => i.status === 'pending')) {
+            if (item.kind === 'approval') await runtime.approve(operationId, item.toolCallId).catch(() => undefined);
+            else await Promise.allSettled([1, 2, 3].map((n) => runtime.completeDeferred(operationId, item.toolCallId, { content: `result ${n}`, success: true })));
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const results = await within(Promise.all(started.map((s) => s.done)), 'every operation', 90_000);
+    await resolving;
+
+    // Exactly one terminal state each, all done.
+    expect(results.map((r) => r.reason)).toEqual(results.map(() => 'done'));
+    for (const { operationId } of started) expect((await api.store.getOperation(operationId))?.status).toBe('completed');
+
+    // No tool result published twice; every call of every step answered.
+    for (const { operationId } of started) {
+      const messages = await api.store.messages(operationId);
+      const calls = messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.id);
+      const answered = messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+      expect(answered.sort()).toEqual([...calls].sort());
+    }
+
+    // Every onComplete notification arrived; at most one distinct delivery per operation.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const done = receiver.requests.filter((r) => r.path === '/done').map((r) => JSON.parse(r.body) as { operationId: string });
+    for (const { operationId } of started) expect(done.filter((d) => d.operationId === operationId)).toHaveLength(1);
+
+    // Each step followed its own worker's environment: A stopped posting when it was killed, B took over.
+    const envA = receiver.requests.filter((r) => r.path === '/envA');
+    const envB = receiver.requests.filter((r) => r.path === '/envB');
+    expect(envB.length).toBeGreaterThan(0);
+    const afterSteps = new Set([...envA, ...envB].map((r) => r.body).map((b) => JSON.parse(b) as { operationId: string; stepIndex: number }).map((e) => `${e.operationId}/${e.stepIndex}`));
+    for (const { operationId } of started) {
+      const steps = (await api.store.getOperation(operationId))!.stepIndex;
+      for (let step = 0; step < steps; step++) expect(afterSteps.has(`${operationId}/${step}`)).toBe(true);
+    }
+    // The kill landed while work remained: A had taken steps, and B posted steps after the kill.
+    expect(envA.length).toBeGreaterThan(0);
+    expect(envB.some((r) => r.receivedAt > killedAt)).toBe(true);
+  }, 120_000);
+});

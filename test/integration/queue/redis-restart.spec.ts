@@ -1,0 +1,118 @@
+/**
+ * Issue 8: Redis only carries work. A private `redis-server` (on a free port, keeping nothing on disk) is
+ * killed mid-run and started again empty: every job it held is gone, and the reconciler brings every
+ * operation to its terminal state from the database.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName } from '../persistence/test-databases.js';
+import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
+import { fastQueue, redisAvailable, uniquePrefix } from './queue-kit.js';
+
+const CONFIG = `
+system: redis-restart
+models:
+  plain:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
+      - content: "It is {{lastToolResult}}."
+agents:
+  plain: { model: plain, tools: [ "clock/*" ] }
+`;
+
+const schema = uniqueSchemaName();
+let ready = false;
+let port = 0;
+let redis: ChildProcess | undefined;
+let api: RuntimeApp | undefined;
+let worker: RuntimeApp | undefined;
+let receiver: LoopbackReceiver;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port: found } = server.address() as { port: number };
+      server.close(() => resolve(found));
+    });
+  });
+}
+
+async function startRedis(): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const deadline = Date.now() + 10_000;
+  while (!(await redisAvailable(`redis://127.0.0.1:${port}`).catch(() => false))) {
+    if (Date.now() > deadline) throw new Error('the private redis-server did not start');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return child;
+}
+
+async function stopRedis(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+function slowAllow(req: IncomingMessage, res: ServerResponse): void {
+  req.on('end', () => setTimeout(() => res.writeHead(204).end(), 80));
+}
+
+beforeAll(async () => {
+  ready = (await testDrivers()).includes('postgres') && (await redisAvailable());
+  if (!ready) {
+    // eslint-disable-next-line no-console -- a skipped service must be loud (DESIGN §11)
+    console.warn('!!! queue/redis-restart.spec.ts: PostgreSQL or Redis does not answer; the Redis restart is NOT tested.');
+    return;
+  }
+  port = await freePort();
+  redis = await startRedis();
+  receiver = await startReceiver({ '/control': slowAllow });
+  const database = postgresDatabaseOption(schema);
+  const url = `redis://127.0.0.1:${port}`;
+  const webhooks = { allowNetworks: ['127.0.0.1/32'] };
+  const prefix = uniquePrefix();
+  api = await bootRuntime({ config: CONFIG, database, webhooks, module: { mode: 'queue', redis: url, queue: fastQueue(prefix, { worker: false }) } });
+  worker = await bootRuntime({ config: CONFIG, database, webhooks, module: { mode: 'queue', redis: url, queue: fastQueue(prefix) } });
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await api?.close();
+  await stopRedis(redis);
+  await receiver?.close();
+  if (!ready) return;
+  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, poolSize: 1 });
+  await admin.initialize();
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.destroy());
+}, 60_000);
+
+describe('a Redis restart mid-run', () => {
+  it('issue 8: jobs lost with Redis are re-enqueued by the reconciler; every operation reaches its terminal state once', async () => {
+    if (!ready || !api) return;
+    const hooks = [{ id: 'control', type: 'afterToolCall' as const, webhook: { url: receiver.url('/control'), responseHandling: 'toolCall' as const } }];
+    const started = await Promise.all(Array.from({ length: 10 }, (_, i) => api!.runtime.execAgent({ agentId: 'plain', prompt: `op ${i}`, hooks })));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await stopRedis(redis);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    redis = await startRedis(); // empty: every queued job is gone
+    const results = await within(Promise.all(started.map((s) => s.done)), 'every operation after the restart', 60_000);
+    expect(results.map((r) => r.reason)).toEqual(results.map(() => 'done'));
+    for (const { operationId } of started) {
+      const messages = await api.store.messages(operationId);
+      expect(messages.filter((m) => m.role === 'tool')).toHaveLength(3);
+      expect(messages.at(-1)?.content).toMatch(/^It is /);
+    }
+    const completes = worker!.events.filter((e) => e.point === 'onComplete').map((e) => e.operationId);
+    for (const { operationId } of started) expect(completes.filter((id) => id === operationId)).toHaveLength(1);
+  }, 90_000);
+});
