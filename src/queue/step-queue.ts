@@ -4,7 +4,8 @@
  * the reconciler, an API retry) adds one job; steps of one operation are also kept apart by the database
  * lease the worker takes. Redis only carries work: a lost job is re-enqueued from the database.
  */
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { errorType } from '../hooks/hook-errors.js';
 import type { Queue } from 'bullmq';
 import type { StepScheduler } from '../runtime/step-scheduler.port.js';
 import { redisConnection } from './queue-connection.js';
@@ -22,6 +23,7 @@ export function stepJobId(operationId: string, version: number): string {
 
 @Injectable()
 export class StepQueue implements StepScheduler, OnApplicationShutdown {
+  private readonly logger = new Logger('AgentHooks:StepQueue');
   private queue: Promise<Queue<StepJobData>> | undefined;
 
   constructor(@Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings) {}
@@ -50,9 +52,16 @@ export class StepQueue implements StepScheduler, OnApplicationShutdown {
 
   /** Opened on first use: a local-mode app never loads BullMQ nor connects to Redis. */
   private open(): Promise<Queue<StepJobData>> {
-    this.queue ??= import('bullmq').then(
-      ({ Queue }) => new Queue<StepJobData>(STEP_QUEUE_NAME, { connection: redisConnection(this.settings.redis), prefix: this.settings.prefix }),
-    );
+    this.queue ??= import('bullmq').then(({ Queue }) => {
+      const queue = new Queue<StepJobData>(STEP_QUEUE_NAME, { connection: redisConnection(this.settings.redis), prefix: this.settings.prefix });
+      // Redis going away is expected (the reconciler recovers): log the type once per error, never the details.
+      queue.on('error', (error) => this.logger.warn(`step queue: ${errorType(error)}${hasCode(error) ? ` (${error.code})` : ''}`));
+      return queue;
+    });
     return this.queue;
   }
+}
+
+function hasCode(error: unknown): error is { code: string } {
+  return typeof (error as { code?: unknown })?.code === 'string';
 }

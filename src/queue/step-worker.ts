@@ -49,7 +49,7 @@ export class StepWorker implements OnApplicationBootstrap, BeforeApplicationShut
       stalledInterval: Math.max(1_000, Math.floor(this.settings.lockMs / 2)),
       maxStalledCount: 10,
     });
-    this.worker.on('error', (error) => this.logger.warn(`step worker: ${errorType(error)}`));
+    this.worker.on('error', (error: Error & { code?: unknown }) => this.logger.warn(`step worker: ${errorType(error)}${typeof error.code === 'string' ? ` (${error.code})` : ''}`));
   }
 
   /** Stop taking jobs; running steps see the stop signal and go back to the queue. */
