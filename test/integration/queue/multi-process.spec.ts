@@ -15,7 +15,7 @@ import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName } f
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { REDIS_URL, dropPrefix, fastQueue, redisAvailable, uniquePrefix } from './queue-kit.js';
-import { startWorker, stopWorker, type WorkerProcess } from './worker-processes.js';
+import { startWorker, stopWorker, type WorkerProcess, type WorkerSettings } from './worker-processes.js';
 
 const CONFIG = `
 system: queue-chaos
@@ -39,6 +39,10 @@ agents:
   deferrer: { model: browsing, tools: [ "clock/*" ], deferred: [ "^browser/" ] }
 `;
 
+/** `npm run test:soak` sets AGENT_HOOKS_SOAK=1: 200 operations, three workers, two kills. */
+const SOAK = process.env.AGENT_HOOKS_SOAK === '1';
+const SHAPE = SOAK ? { plain: 140, approver: 30, deferrer: 30, workers: 3, kills: 2 } : { plain: 20, approver: 5, deferrer: 5, workers: 2, kills: 1 };
+
 const schema = uniqueSchemaName();
 const prefix = uniquePrefix();
 const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-queue-'));
@@ -46,6 +50,7 @@ let ready = false;
 let api: RuntimeApp | undefined;
 let receiver: LoopbackReceiver;
 const workers: WorkerProcess[] = [];
+let workerSettings: WorkerSettings | undefined;
 
 /** A slow control (each tool call takes a while, so a kill lands mid-step) that allows by notification. */
 function slowAllow(req: IncomingMessage, res: ServerResponse): void {
@@ -71,12 +76,13 @@ beforeAll(async () => {
   api = await bootRuntime({ config: CONFIG, database, webhooks, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false }) } });
   await api.store.getOperation('00000000-0000-0000-0000-000000000000');
   const settings = { configFile, database, redis: REDIS_URL, queue: fastQueue(prefix), webhooks };
+  workerSettings = settings;
   const envHook = (path: string) => ({
     AGENT_HOOK_WEBHOOK_URL: receiver.url(path),
     AGENT_HOOK_WEBHOOK_TOKEN: 'env-token',
     AGENT_HOOK_WEBHOOK_EVENTS: 'afterStep',
   });
-  workers.push(await startWorker(settings, envHook('/envA')), await startWorker(settings, envHook('/envB')));
+  for (let i = 0; i < SHAPE.workers; i++) workers.push(await startWorker(settings, envHook(i === SHAPE.workers - 1 ? '/envB' : '/envA')));
 }, 90_000);
 
 afterAll(async () => {
@@ -97,17 +103,22 @@ const callerHooks = () => [
 ];
 
 describe('queue mode across processes', () => {
-  it('issue 8: 30 operations, two workers, one SIGKILL mid-run: one terminal state each, nothing published twice, every onComplete delivered', async () => {
+  it(`issue 8: ${SHAPE.plain + SHAPE.approver + SHAPE.deferrer} operations, ${SHAPE.workers} workers, ${SHAPE.kills} SIGKILL mid-run: one terminal state each, nothing published twice, every onComplete delivered`, async () => {
     if (!ready || !api) return;
     const runtime = api.runtime;
-    const agents = [...Array(20).fill('plain'), ...Array(5).fill('approver'), ...Array(5).fill('deferrer')] as string[];
+    const agents = [...Array(SHAPE.plain).fill('plain'), ...Array(SHAPE.approver).fill('approver'), ...Array(SHAPE.deferrer).fill('deferrer')] as string[];
     const started = await Promise.all(agents.map((agentId, i) => runtime.execAgent({ agentId, prompt: `op ${i}`, hooks: callerHooks() })));
     const byId = new Map(started.map((s, i) => [s.operationId, agents[i]!]));
 
-    // Kill one worker while steps are running.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Kill workers (never the last one, which posts to /envB) while steps are running: once a killed-to-be
+    // worker has finished a step, it is in the middle of others.
+    const deadline = Date.now() + 20_000;
+    while (!receiver.requests.some((r) => r.path === '/envA') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     const killedAt = Date.now();
-    await stopWorker(workers[0]!, 'SIGKILL');
+    for (let k = 0; k < SHAPE.kills; k++) {
+      await stopWorker(workers[k]!, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+    }
 
     // Resolve the approvals and deferred calls as they come up (duplicates for the deferred ones).
     const resolving = (async () => {
@@ -129,7 +140,7 @@ describe('queue mode across processes', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
-    const results = await within(Promise.all(started.map((s) => s.done)), 'every operation', 90_000);
+    const results = await within(Promise.all(started.map((s) => s.done)), 'every operation', SOAK ? 240_000 : 90_000);
     await resolving;
 
     // Exactly one terminal state each, all done.
@@ -161,5 +172,21 @@ describe('queue mode across processes', () => {
     // The kill landed while work remained: A had taken steps, and B posted steps after the kill.
     expect(envA.length).toBeGreaterThan(0);
     expect(envB.some((r) => r.receivedAt > killedAt)).toBe(true);
-  }, 120_000);
+  }, SOAK ? 300_000 : 120_000);
+
+  it('issue 8 item 5: SIGTERM mid-step hands the job back; the worker exits 0 and another finishes the operations', async () => {
+    if (!ready || !api) return;
+    const extra = await startWorker(workerSettings!, {});
+    workers.push(extra);
+    const started = await Promise.all(Array.from({ length: 10 }, (_, i) => api!.runtime.execAgent({ agentId: 'plain', prompt: `term ${i}`, hooks: callerHooks() })));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await stopWorker(extra, 'SIGTERM')).toBe(0);
+    const results = await within(Promise.all(started.map((s) => s.done)), 'every operation after the SIGTERM', 60_000);
+    expect(results.map((r) => r.reason)).toEqual(results.map(() => 'done'));
+    for (const { operationId } of started) {
+      const messages = await api.store.messages(operationId);
+      expect(messages.filter((m) => m.role === 'tool')).toHaveLength(2);
+    }
+  }, 90_000);
 });
+
