@@ -8,17 +8,17 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import { errorType } from '../hooks/hook-errors.js';
-import { AgentRuntime } from '../runtime/agent-runtime.js';
+import { AgentRuntime, type QueuedStepOutcome } from '../runtime/agent-runtime.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
 import { LeaseStores } from './lease-stores.js';
 import { redisConnection } from './queue-connection.js';
 import { QUEUE_SETTINGS, STEP_QUEUE_NAME, type QueueSettings } from './queue-settings.js';
-import type { StepJobData } from './step-queue.js';
+import { StepQueue, type StepJobData } from './step-queue.js';
 
 /** How often a running step checks whether its operation was cancelled elsewhere. */
 const CANCEL_POLL_MS = 500;
 /** How long a job waits before trying again when another worker holds the operation. */
-const BUSY_RETRY_MS = 500;
+const BUSY_RETRY_MS = 200;
 
 export class StepHandedBackError extends Error {
   override readonly name = 'StepHandedBackError';
@@ -36,6 +36,7 @@ export class StepWorker implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly runtime: AgentRuntime,
     private readonly leases: LeaseStores,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
+    private readonly steps: StepQueue,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -86,13 +87,21 @@ export class StepWorker implements OnApplicationBootstrap, BeforeApplicationShut
         () => undefined,
       );
     }, CANCEL_POLL_MS);
+    let outcome: QueuedStepOutcome;
     try {
-      const outcome = await this.runtime.runQueuedStep(operationId, { leaseOwner: owner, signal });
-      if (outcome === 'handedBack') throw new StepHandedBackError(`step of ${operationId} handed back by a stopping worker`);
+      outcome = await this.runtime.runQueuedStep(operationId, { leaseOwner: owner, signal });
     } finally {
       clearInterval(renew);
       clearInterval(watch);
       await leases.release(operationId, owner).catch(() => false);
+    }
+    if (outcome === 'handedBack') throw new StepHandedBackError(`step of ${operationId} handed back by a stopping worker`);
+    if (outcome === 'next') {
+      // After the release: the next step's job must not find the lease still held by this one.
+      const next = await this.store.getOperation(operationId);
+      if (next?.status === 'running') await this.steps.schedule(operationId, next.version).catch((error: unknown) => {
+        this.logger.warn(`could not schedule the next step of ${operationId} (${errorType(error)}); the reconciler will`);
+      });
     }
   }
 }

@@ -412,13 +412,13 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
   }
 
   /**
-   * Queue mode, on a worker: runs one step of a running operation and reacts — the next step is scheduled,
-   * a pause leaves it waiting, a terminal reason runs the terminal sequence here. Caller webhooks come from
+   * Queue mode, on a worker: runs one step of a running operation and reacts — `next` asks the worker to
+   * schedule the next step, a pause leaves it waiting, a terminal reason runs the terminal sequence here. Caller webhooks come from
    * the database and environment hooks from this worker's current environment (W3, L1); handlers given to
    * `execAgent` in another process are not here. A step that lost its lease, or whose operation ended
    * elsewhere (cancelled), stops without a second terminal sequence.
    */
-  async runQueuedStep(operationId: string, worker: QueuedStepContext): Promise<'ran' | 'handedBack'> {
+  async runQueuedStep(operationId: string, worker: QueuedStepContext): Promise<QueuedStepOutcome> {
     const operation = await this.store.getOperation(operationId);
     if (!operation || operation.status !== 'running') return 'ran';
     const own = this.live.get(operationId);
@@ -430,8 +430,9 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     live.driving = true;
     try {
       const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner });
-      if (result === undefined) await this.scheduleNext(operationId);
-      else if ('terminal' in result) {
+      // The worker schedules the next step once it has let go of the operation's lease.
+      if (result === undefined) return 'next';
+      if ('terminal' in result) {
         if (result.terminal === 'interrupted' && (await handingBack())) return 'handedBack';
         await this.finish(operationId, live, result.terminal);
       }
@@ -656,6 +657,9 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
 type InterventionEvent =
   | { type: 'afterHumanIntervention'; action: InterventionAction; toolCallId: string; rejectionReason?: string }
   | { type: 'onStopByHumanIntervention'; toolCallId: string; rejectionReason?: string };
+
+/** What a queued step asks of its worker: schedule the next step, nothing, or give the job back. */
+export type QueuedStepOutcome = 'next' | 'ran' | 'handedBack';
 
 function newLive(runContext: RunContext): LiveOperation {
   let settle!: (result: OperationResult) => void;

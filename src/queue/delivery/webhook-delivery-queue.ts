@@ -34,6 +34,8 @@ export class WebhookDeliveryQueue {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       retryStrategy: (times) => Math.min(times * 200, 2_000),
+      // A socket that never connected is not closed gracefully: do not keep the process up 2 s for it.
+      disconnectTimeout: 200,
     });
     // Error messages may name the Redis host; only the code is logged.
     this.redis.on('error', (error: unknown) => {

@@ -1,0 +1,6 @@
+// A queue worker process for bench/queue-scaling.bench.mjs, from the build (settings as JSON in argv[2]).
+import { bootstrapWorker, closeWorkerOnSignals } from '../dist/server/bootstrap-worker.js';
+
+const settings = JSON.parse(process.argv[2]);
+const app = await bootstrapWorker(settings);
+closeWorkerOnSignals(app);
