@@ -25,6 +25,7 @@ import { ToolCallRunner } from './runtime/tool-call.runner.js';
 import { CallRouter } from './runtime/call-router.js';
 import { SUB_AGENTS } from './runtime/sub-agent.port.js';
 import { QUEUE_PROVIDERS } from './queue/queue.providers.js';
+import { DELIVERY_WORKER_PROVIDERS, QUEUED_DELIVERY_PROVIDERS } from './queue/delivery/queued-delivery.providers.js';
 import { Compactor } from './runtime/compactor.js';
 import { TOOLS_EXPORTS, TOOLS_PROVIDERS } from './runtime/tools/tools.providers.js';
 import { EnvironmentWebhookSource } from './webhooks/environment-hooks.js';
@@ -42,6 +43,9 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     HookExplorer,
     HookReadinessWatcher,
     WebhookDeliveryService,
+    // Queued (BullMQ) and QStash notification delivery: idle until a hook asks for it (QStash works in local mode too).
+    ...QUEUED_DELIVERY_PROVIDERS,
+    ...DELIVERY_WORKER_PROVIDERS,
     // The webhooks room implements the ports the hooks core declares (DESIGN §2).
     { provide: WEBHOOK_DELIVERY, useExisting: WebhookDeliveryService },
     {

@@ -512,6 +512,8 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       outcome,
       errorCode: code,
       latencyMs: performance.now() - started,
+      // Local dispatch runs the handler when a hook has one (W2), so no handler means the webhook ran.
+      transport: hook.handler ? 'handler' : 'webhook',
     };
     if (this.sink) {
       try {

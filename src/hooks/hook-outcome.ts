@@ -4,6 +4,9 @@ import type { HookSource } from './registered-hook.js';
 
 export type HookOutcome = 'ok' | 'mocked' | 'allowed' | 'denied' | 'notification' | 'error';
 
+/** How the hook ran: its in-process handler, or (no handler in this process) its webhook (W1, W2). */
+export type HookTransport = 'handler' | 'webhook';
+
 export interface HookOutcomeRecord {
   readonly operationId?: string;
   readonly point: HookPoint;
@@ -12,4 +15,6 @@ export interface HookOutcomeRecord {
   readonly outcome: HookOutcome;
   readonly errorCode?: string;
   readonly latencyMs: number;
+  /** Set by the dispatcher; lets metrics count webhook errors apart from handler errors. Not persisted. */
+  readonly transport?: HookTransport;
 }

@@ -5,44 +5,50 @@
  * `fallback: 'none'` (D3).
  */
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import { errorCode } from '../hooks/hook-errors.js';
 import type { WebhookDeliveryPort, WebhookRequest } from '../hooks/hook-ports.js';
 import type { AgentHookWebhook } from '../hooks/agent-hook.js';
-import { resolveHeaders } from './header-template.js';
 import { USER_DIRECTORY, WebhookPayloadBuilder, type UserDirectory } from './payload-builder.js';
-import { QUEUED_WEBHOOK_DELIVERY, type QueuedDeliveryPort } from './queued-delivery.port.js';
+import { DEFAULT_QUEUED_WEBHOOK_DELIVERY, QUEUED_WEBHOOK_DELIVERY, type QueuedDeliveryPort } from './queued-delivery.port.js';
 import { parseAllowNetworks } from './ssrf-guard.js';
 import { WebhookError } from './webhook-error.js';
 import { WebhookHttpClient } from './webhook-http-client.js';
-import { WebhookSigner } from './webhook-signer.js';
+import { signingSecretOf } from './outgoing-headers.js';
+import { WebhookSender } from './webhook-sender.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
-const SECRET_ENV = 'AGENT_HOOKS_WEBHOOK_SECRET';
 
 @Injectable()
 export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('AgentHooksWebhooks');
   private readonly client: WebhookHttpClient;
+  private readonly sender: WebhookSender;
   private payloads: WebhookPayloadBuilder;
-  private signer: { secret: string; signer: WebhookSigner } | undefined;
 
   constructor(
-    @Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions,
+    @Inject(AGENT_HOOKS_MODULE_OPTIONS) options: AgentHooksModuleOptions,
     @Optional() @Inject(USER_DIRECTORY) private directory?: UserDirectory,
     @Optional() @Inject(QUEUED_WEBHOOK_DELIVERY) private queue?: QueuedDeliveryPort,
     @Optional() private readonly moduleRef?: ModuleRef,
+    @Optional() @Inject(DEFAULT_QUEUED_WEBHOOK_DELIVERY) private readonly builtinQueue?: QueuedDeliveryPort,
   ) {
     const allowNetworks = options.webhooks?.allowNetworks ?? parseAllowNetworks(process.env);
     this.client = new WebhookHttpClient({ allowNetworks });
+    this.sender = new WebhookSender(this.client, signingSecretOf(options));
     this.payloads = new WebhookPayloadBuilder(directory);
   }
 
-  /** The host app may provide a `UserDirectory` (B3) or a queue port in any of its modules. */
+  /**
+   * The host app may provide a `UserDirectory` (B3) or a queue port in any of its modules; without one, the
+   * built-in queue port (BullMQ / QStash) is used when it is wired.
+   */
   onModuleInit(): void {
     this.directory ??= this.lookup<UserDirectory>(USER_DIRECTORY);
-    this.queue ??= this.lookup<QueuedDeliveryPort>(QUEUED_WEBHOOK_DELIVERY);
+    this.queue ??= this.lookup<QueuedDeliveryPort>(QUEUED_WEBHOOK_DELIVERY) ?? this.builtinQueue;
     if (this.directory) this.payloads = new WebhookPayloadBuilder(this.directory);
   }
 
@@ -72,6 +78,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
           webhookId,
           hookId: request.hook.id,
           point: request.point,
+          source: request.hook.source,
           ...(request.operationId !== undefined ? { operationId: request.operationId } : {}),
           url: webhook.url,
           headers: webhook.headers ?? {},
@@ -83,6 +90,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
       } catch (error) {
         // D3: `fallback: 'none'` never posts directly (the receiver verifies the queue's signature).
         if (webhook.fallback === 'none') throw error;
+        this.logger.warn(`${delivery} delivery of hook ${request.hook.id} at ${request.point} failed (${errorCode(error, 'queue_unavailable')}); posting directly`);
       }
     }
     await this.send(request, webhook, body, webhookId, false);
@@ -110,26 +118,11 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
 
   private async send(request: WebhookRequest, webhook: AgentHookWebhook, body: string, webhookId: string, expectBody: boolean): Promise<string | undefined> {
     // Resolved on every send so rotated secrets are picked up; errors name the variable, never a value (W6).
-    const headers: Record<string, string> = { ...resolveHeaders(webhook.headers, webhook.allowedEnvVars) };
-    const signer = this.currentSigner();
-    if (signer) Object.assign(headers, signer.headers(webhookId, Math.floor(Date.now() / 1000), body));
-    const response = await this.client.post({
-      url: webhook.url,
-      headers,
-      body,
-      timeoutMs: (webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
-      expectBody,
-      ...(request.signal ? { signal: request.signal } : {}),
-    });
+    const response = await this.sender.post(
+      { url: webhook.url, headers: webhook.headers ?? {}, allowedEnvVars: webhook.allowedEnvVars ?? [], timeoutSeconds: webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS, body, webhookId },
+      { expectBody, ...(request.signal ? { signal: request.signal } : {}) },
+    );
     return response.body;
-  }
-
-  /** The signing secret is read at use time (S2); the signer is rebuilt only when it changes. */
-  private currentSigner(): WebhookSigner | undefined {
-    const secret = this.options.webhooks?.signingSecret ?? process.env[SECRET_ENV];
-    if (!secret) return undefined;
-    if (this.signer?.secret !== secret) this.signer = { secret, signer: new WebhookSigner(secret) };
-    return this.signer.signer;
   }
 
   private webhookOf(request: WebhookRequest): AgentHookWebhook {

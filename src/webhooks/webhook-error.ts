@@ -9,7 +9,9 @@ export type WebhookErrorCode =
   | 'timeout'
   | 'invalid_response'
   | 'response_too_large'
-  | 'cancelled';
+  | 'cancelled'
+  /** A queued delivery (`queue`, `qstash`) could not be handed to its queue (D3). */
+  | 'queue_unavailable';
 
 export class WebhookError extends Error {
   override readonly name = 'WebhookError';
@@ -19,6 +21,8 @@ export class WebhookError extends Error {
     message: string,
     /** HTTP status, for `http_error`. */
     readonly status?: number,
+    /** The receiver's `Retry-After`, in milliseconds from when the answer arrived (`http_error` only). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }

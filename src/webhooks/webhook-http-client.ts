@@ -7,10 +7,12 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { guardedConnector } from './guarded-connector.js';
+import { parseRetryAfter } from './retry-after.js';
 import { RequestDeadline } from '../common/request-deadline.js';
 import { CONTROL_BODY_LIMIT, readControlBody } from './response-body.js';
 import { SsrfGuard } from './ssrf-guard.js';
 import { WebhookError } from './webhook-error.js';
+import { webhookTarget } from './webhook-target.js';
 
 export interface WebhookHttpClientOptions {
   /** CIDRs reachable in addition to public addresses (private receivers, loopback in tests). */
@@ -60,7 +62,7 @@ export class WebhookHttpClient {
   }
 
   async post(req: WebhookPostRequest): Promise<WebhookPostResponse> {
-    const url = targetOf(req.url);
+    const url = webhookTarget(req.url);
     const host = url.host;
     if (!(req.timeoutMs > 0)) throw new WebhookError('configuration', `webhook timeout for ${host} must be a positive number`);
     if (req.signal?.aborted) throw cancelled(host);
@@ -78,7 +80,7 @@ export class WebhookHttpClient {
       if (status < 200 || status > 299) {
         // Never read: a non-2xx body is not a decision, and may be endless.
         discard(body);
-        throw httpError(host, status);
+        throw httpError(host, status, response.headers['retry-after']);
       }
       if (deadline.cancelled) {
         discard(body);
@@ -111,23 +113,6 @@ export class WebhookHttpClient {
   }
 }
 
-/** Absolute http(s) URL without embedded credentials. Errors name the host at most, never the URL. */
-function targetOf(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new WebhookError('configuration', 'webhook url is not a valid absolute URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new WebhookError('configuration', `webhook url for ${url.host || 'an unknown host'} must use http or https`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new WebhookError('configuration', `webhook url for ${url.host} must not embed credentials`);
-  }
-  return url;
-}
-
 /** Bodies are JSON; a content type the hook configured explicitly is kept. */
 function withJsonType(headers: Record<string, string>): Record<string, string> {
   const typed = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
@@ -140,9 +125,10 @@ function discard(body: Dispatcher.ResponseData['body']): void {
   body.destroy();
 }
 
-function httpError(host: string, status: number): WebhookError {
+/** Keeps the receiver's `Retry-After` (queued deliveries honour it); never a header value in the message. */
+function httpError(host: string, status: number, retryAfter: string | string[] | undefined): WebhookError {
   const detail = status >= 300 && status <= 399 ? ' (redirects are not followed)' : '';
-  return new WebhookError('http_error', `webhook receiver at ${host} answered HTTP ${status}${detail}`, status);
+  return new WebhookError('http_error', `webhook receiver at ${host} answered HTTP ${status}${detail}`, status, parseRetryAfter(retryAfter));
 }
 
 function cancelled(host: string): WebhookError {

@@ -59,6 +59,7 @@ async function recordFinal(deps: DeliveryProcessorDeps, job: Job, data: Delivery
     errorCode: failure.code,
     // From enqueue to the final answer: what the delivery cost in all.
     latencyMs: Math.max(0, Date.now() - job.timestamp),
+    transport: 'webhook',
   };
   try {
     await deps.recordFailure(record);

@@ -5,12 +5,13 @@
 import type { AgentHooksModuleOptions } from '../../agent-hooks.options.js';
 import { signingSecretOf } from '../../webhooks/outgoing-headers.js';
 import { parseAllowNetworks } from '../../webhooks/ssrf-guard.js';
+import { DEFAULT_REDIS_URL } from '../queue-connection.js';
 
 /** Tuning of queued delivery; every field has a production default. */
 export interface QueuedDeliveryOptions {
   /** BullMQ queue name; `agent-hooks-` is put in front when missing. Default `agent-hooks-webhooks`. */
   queueName?: string;
-  /** BullMQ key prefix. Default BullMQ's own (`bull`). */
+  /** BullMQ key prefix. Default the deployment's (`queue.prefix`, else `agent-hooks`), like the step queue. */
   prefix?: string;
   /** Attempts per delivery, the first one included. Default 8. */
   attempts?: number;
@@ -28,17 +29,18 @@ export interface QueuedDeliveryOptions {
   keepFailed?: { count: number; ageSeconds: number };
   /** How long a QStash publish may take before the fallback applies. Default 10,000 ms. */
   publishTimeoutMs?: number;
+  /** BullMQ job lock: a killed worker's delivery is retried elsewhere after about this long. Default `queue.lockMs`, else 10 s. */
+  lockMs?: number;
 }
 
 export const QUEUED_DELIVERY_OPTIONS = Symbol('nest-agent-hooks:QueuedDeliveryOptions');
 
 export const DELIVERY_QUEUE_PREFIX = 'agent-hooks-';
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 export interface DeliverySettings {
   readonly redisUrl: string;
   readonly queueName: string;
-  readonly prefix: string | undefined;
+  readonly prefix: string;
   readonly attempts: number;
   readonly backoffDelayMs: number;
   readonly maxBackoffDelayMs: number;
@@ -47,6 +49,7 @@ export interface DeliverySettings {
   readonly enqueueTimeoutMs: number;
   readonly keepFailed: { readonly count: number; readonly ageSeconds: number };
   readonly publishTimeoutMs: number;
+  readonly lockMs: number;
   /** CIDRs webhooks may reach besides public addresses (the SSRF guard). */
   readonly allowNetworks: readonly string[];
   /** The Standard Webhooks secret, read at use time (S2). */
@@ -62,7 +65,7 @@ export function resolveDeliverySettings(options: AgentHooksModuleOptions, tuning
   return {
     redisUrl: options.redis ?? DEFAULT_REDIS_URL,
     queueName: deliveryQueueName(tuning.queueName),
-    prefix: tuning.prefix,
+    prefix: tuning.prefix ?? options.queue?.prefix ?? 'agent-hooks',
     attempts: positiveInteger(tuning.attempts, 8, 'attempts'),
     backoffDelayMs: positiveInteger(tuning.backoffDelayMs, 1_000, 'backoffDelayMs'),
     maxBackoffDelayMs: positiveInteger(tuning.maxBackoffDelayMs, 5 * 60_000, 'maxBackoffDelayMs'),
@@ -71,6 +74,7 @@ export function resolveDeliverySettings(options: AgentHooksModuleOptions, tuning
     enqueueTimeoutMs: positiveInteger(tuning.enqueueTimeoutMs, 2_000, 'enqueueTimeoutMs'),
     keepFailed: tuning.keepFailed ?? { count: 1_000, ageSeconds: 24 * 60 * 60 },
     publishTimeoutMs: positiveInteger(tuning.publishTimeoutMs, 10_000, 'publishTimeoutMs'),
+    lockMs: positiveInteger(tuning.lockMs ?? options.queue?.lockMs, 10_000, 'lockMs'),
     allowNetworks: options.webhooks?.allowNetworks ?? parseAllowNetworks(process.env),
     signingSecret: signingSecretOf(options),
   };

@@ -12,9 +12,10 @@
  *   `webhook-id`, which is also QStash's deduplication id. The hook's timeout becomes `Upstash-Timeout`.
  * - A failed publish is reported by status or error code only: the client's errors carry QStash's response
  *   body, which is never put in a message or a log.
- * - The client's dev-server mode is off (it would download and start a binary) and so is its telemetry.
+ * - The client's dev-server mode is off (it would download and start a binary) and so is its telemetry;
+ *   the client is loaded on first use.
  */
-import { Client } from '@upstash/qstash';
+import type { Client } from '@upstash/qstash';
 import type { QueuedWebhook } from '../../webhooks/queued-delivery.port.js';
 import { OutgoingHeaders } from '../../webhooks/outgoing-headers.js';
 import { SsrfGuard } from '../../webhooks/ssrf-guard.js';
@@ -49,9 +50,9 @@ export class QStashPublisher {
     const target = await checkRelayedTarget(webhook.url, this.guard);
     const headers = this.headers.for(webhook);
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const client = this.clientFor(token, this.env[QSTASH_URL_ENV] || DEFAULT_QSTASH_URL);
     const failed = (reason: string) => new WebhookError('queue_unavailable', `qstash publish of hook ${webhook.hookId} failed (${reason})`);
     try {
+      const client = await this.clientFor(token, this.env[QSTASH_URL_ENV] || DEFAULT_QSTASH_URL);
       await withDeadline(
         client.publish({
           url: target.href,
@@ -71,9 +72,10 @@ export class QStashPublisher {
     }
   }
 
-  private clientFor(token: string, baseUrl: string): Client {
+  private async clientFor(token: string, baseUrl: string): Promise<Client> {
     const key = `${baseUrl}\n${token}`;
     if (this.client?.key !== key) {
+      const { Client } = await import('@upstash/qstash');
       this.client = {
         key,
         client: new Client({

@@ -11,42 +11,57 @@
  *
  * An enqueue that timed out may still land later; the job id is the `webhook-id`, so the receiver sees the
  * fallback post and the queued one as the same message (Standard Webhooks de-duplication).
+ *
+ * BullMQ and ioredis are loaded when the first instance is made (queue mode only).
  */
 import { Logger } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { QueuedWebhook } from '../../webhooks/queued-delivery.port.js';
 import { WebhookError } from '../../webhooks/webhook-error.js';
+import { redisConnection } from '../queue-connection.js';
 import { DELIVERY_BACKOFF_TYPE, DELIVERY_JOB_NAME, toJobData, type DeliveryJobData } from './delivery-job.js';
 import type { DeliverySettings } from './delivery-settings.js';
 import { withDeadline } from './with-deadline.js';
 
+interface Connected {
+  readonly redis: Redis;
+  readonly Queue: typeof Queue;
+}
+
 export class WebhookDeliveryQueue {
   private readonly logger = new Logger('AgentHooksDeliveryQueue');
-  private readonly redis: Redis;
+  private readonly connecting: Promise<Connected>;
   private queue: Queue<DeliveryJobData> | undefined;
   private closed = false;
   /** Logs an outage once, not once per reconnect attempt. */
   private down = false;
 
   constructor(private readonly settings: DeliverySettings) {
-    this.redis = new Redis(settings.redisUrl, {
+    const options: RedisOptions = {
+      ...(redisConnection(settings.redisUrl) as RedisOptions),
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       retryStrategy: (times) => Math.min(times * 200, 2_000),
       // A socket that never connected is not closed gracefully: do not keep the process up 2 s for it.
       disconnectTimeout: 200,
+    };
+    this.connecting = Promise.all([import('ioredis'), import('bullmq')]).then(([{ Redis }, { Queue }]) => {
+      const redis = new Redis(options);
+      // Error messages may name the Redis host; only the code is logged.
+      redis.on('error', (error: unknown) => {
+        if (this.down) return;
+        this.down = true;
+        this.logger.warn(`redis for webhook delivery is unavailable (${codeOf(error) ?? 'error'}); queued deliveries fall back`);
+      });
+      redis.on('ready', () => {
+        if (this.down) this.logger.log('redis for webhook delivery is back');
+        this.down = false;
+      });
+      if (this.closed) redis.disconnect();
+      return { redis, Queue };
     });
-    // Error messages may name the Redis host; only the code is logged.
-    this.redis.on('error', (error: unknown) => {
-      if (this.down) return;
-      this.down = true;
-      this.logger.warn(`redis for webhook delivery is unavailable (${codeOf(error) ?? 'error'}); queued deliveries fall back`);
-    });
-    this.redis.on('ready', () => {
-      if (this.down) this.logger.log('redis for webhook delivery is back');
-      this.down = false;
-    });
+    this.connecting.catch(() => undefined); // surfaces on the first enqueue
   }
 
   /** The BullMQ queue name (tests and benchmarks read it). */
@@ -57,8 +72,9 @@ export class WebhookDeliveryQueue {
   async enqueue(webhook: QueuedWebhook): Promise<void> {
     const unavailable = (reason: string) => new WebhookError('queue_unavailable', `could not enqueue delivery of hook ${webhook.hookId} (${reason})`);
     if (this.closed) throw unavailable('closed');
-    await this.ready(unavailable);
-    const queue = (this.queue ??= this.createQueue());
+    const connected = await this.connecting;
+    await this.ready(connected.redis, unavailable);
+    const queue = (this.queue ??= this.createQueue(connected));
     const { keepFailed } = this.settings;
     try {
       await withDeadline(
@@ -81,17 +97,19 @@ export class WebhookDeliveryQueue {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const connected = await this.connecting.catch(() => undefined);
+    if (!connected) return;
+    const { redis } = connected;
     await this.queue?.close().catch(() => undefined);
-    if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined);
-    this.redis.disconnect();
+    if (redis.status === 'ready') await redis.quit().catch(() => undefined);
+    redis.disconnect();
   }
 
   /** Ready now, or connecting for the first time (wait a bounded time); during an outage, fail at once. */
-  private async ready(unavailable: (reason: string) => WebhookError): Promise<void> {
-    const status = this.redis.status;
+  private async ready(redis: Redis, unavailable: (reason: string) => WebhookError): Promise<void> {
+    const status = redis.status;
     if (status === 'ready') return;
     if (status !== 'connecting' && status !== 'connect') throw unavailable(`redis ${status}`);
-    const redis = this.redis;
     let settle: (error?: Error) => void = () => undefined;
     const waiting = new Promise<void>((resolve, reject) => {
       const onReady = () => settle();
@@ -110,11 +128,8 @@ export class WebhookDeliveryQueue {
     }
   }
 
-  private createQueue(): Queue<DeliveryJobData> {
-    const queue = new Queue<DeliveryJobData>(this.settings.queueName, {
-      connection: this.redis,
-      ...(this.settings.prefix !== undefined ? { prefix: this.settings.prefix } : {}),
-    });
+  private createQueue({ redis, Queue }: Connected): Queue<DeliveryJobData> {
+    const queue = new Queue<DeliveryJobData>(this.settings.queueName, { connection: redis, prefix: this.settings.prefix });
     queue.on('error', () => undefined); // connection errors are logged once by the listener above
     return queue;
   }

@@ -1,19 +1,20 @@
 /**
- * Runs the delivery worker inside a Nest app (`agentctl worker`, or `serve` in queue mode): `start()` when
- * the process should consume delivery jobs, closed at application shutdown (in-flight posts finish first).
- * Nothing starts on its own, so processes that must not consume (CLI validation) never connect.
+ * Runs the delivery worker inside a Nest app. Like the step worker, it starts at application bootstrap in
+ * `mode: 'queue'` unless the process opted out of work (`queue.worker: false`, an API-only process), and
+ * closes at application shutdown (in-flight posts finish first, each bounded by its timeout). `start()`
+ * and `stop()` are there for processes that decide for themselves. BullMQ is loaded only when it starts.
  */
-import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../../agent-hooks.options.js';
 import { WebhookError } from '../../webhooks/webhook-error.js';
 import { DeliveryFailureTimeline } from './delivery-failure-timeline.js';
 import { QUEUED_DELIVERY_OPTIONS, resolveDeliverySettings, type QueuedDeliveryOptions } from './delivery-settings.js';
-import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './webhook-delivery-worker.js';
+import type { WebhookDeliveryWorker } from './webhook-delivery-worker.js';
 
 @Injectable()
-export class WebhookDeliveryWorkerHost implements OnApplicationShutdown {
-  private running: WebhookDeliveryWorker | undefined;
+export class WebhookDeliveryWorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  private running: Promise<WebhookDeliveryWorker> | undefined;
 
   constructor(
     @Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions,
@@ -25,19 +26,27 @@ export class WebhookDeliveryWorkerHost implements OnApplicationShutdown {
     return this.running !== undefined;
   }
 
-  /** Starts consuming delivery jobs in this process; a second call does nothing. Queue mode only. */
-  start(): WebhookDeliveryWorker {
-    if (this.options.mode !== 'queue') throw new WebhookError('configuration', "the webhook delivery worker needs mode: 'queue'");
-    this.running ??= createWebhookDeliveryWorker(resolveDeliverySettings(this.options, this.tuning), {
-      recordFailure: (record) => this.timeline.record(record),
-    });
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.options.mode !== 'queue' || this.options.queue?.worker === false) return;
+    await this.start();
+  }
+
+  /** Starts consuming delivery jobs in this process; a second call returns the same worker. Queue mode only. */
+  start(): Promise<WebhookDeliveryWorker> {
+    if (this.options.mode !== 'queue') return Promise.reject(new WebhookError('configuration', "the webhook delivery worker needs mode: 'queue'"));
+    this.running ??= import('./webhook-delivery-worker.js').then(({ createWebhookDeliveryWorker }) =>
+      createWebhookDeliveryWorker(resolveDeliverySettings(this.options, this.tuning), {
+        recordFailure: (record) => this.timeline.record(record),
+      }),
+    );
     return this.running;
   }
 
   async stop(): Promise<void> {
     const running = this.running;
     this.running = undefined;
-    await running?.close();
+    const worker = await running?.catch(() => undefined);
+    await worker?.close();
   }
 
   onApplicationShutdown(): Promise<void> {

@@ -1,12 +1,14 @@
 /**
  * The consumer side of `delivery: 'queue'`: a BullMQ worker posting delivery jobs with the hardened client,
  * retrying with the delivery backoff (exponential, jitter, `Retry-After`), stopping at a 410. Any process
- * with the same Redis may run one; each has its own connections and HTTP client.
+ * with the same Redis may run one; each has its own connections and HTTP client. This module imports BullMQ:
+ * load it only in queue mode (the worker host imports it when it starts).
  */
 import { Logger } from '@nestjs/common';
 import { Worker } from 'bullmq';
 import { WebhookHttpClient } from '../../webhooks/webhook-http-client.js';
 import { WebhookSender } from '../../webhooks/webhook-sender.js';
+import { redisConnection } from '../queue-connection.js';
 import { deliveryBackoff } from './delivery-backoff.js';
 import type { DeliveryJobData } from './delivery-job.js';
 import { deliveryProcessor, type DeliveryFailureRecorder } from './delivery-processor.js';
@@ -31,9 +33,14 @@ export function createWebhookDeliveryWorker(settings: DeliverySettings, deps: We
     settings.queueName,
     deliveryProcessor({ sender, maxRetryAfterMs: settings.maxRetryAfterMs, ...(deps.recordFailure ? { recordFailure: deps.recordFailure } : {}) }),
     {
-      connection: { url: settings.redisUrl, maxRetriesPerRequest: null },
-      ...(settings.prefix !== undefined ? { prefix: settings.prefix } : {}),
+      connection: redisConnection(settings.redisUrl),
+      prefix: settings.prefix,
       concurrency: settings.concurrency,
+      // A delivery held by a killed worker is retried elsewhere within seconds (the lock is renewed while a
+      // post runs, so a slow receiver within its timeout is not mistaken for a dead worker).
+      lockDuration: settings.lockMs,
+      stalledInterval: Math.max(1_000, Math.floor(settings.lockMs / 2)),
+      maxStalledCount: 10,
       settings: { backoffStrategy: deliveryBackoff(settings) },
     },
   );

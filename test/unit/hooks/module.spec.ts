@@ -167,9 +167,13 @@ describe('forRoot / forRootAsync / isGlobal', () => {
 
   it('DESIGN §6: forRootAsync with an async factory works', async () => {
     const moduleRef = await boot([
-      AgentHooksModule.forRootAsync({ useFactory: async () => ({ mode: 'queue' as const, redis: 'redis://127.0.0.1:6379' }) }),
+      AgentHooksModule.forRootAsync({ useFactory: async () => ({ mode: 'queue' as const, redis: 'redis://127.0.0.1:6379', database: 'postgres://127.0.0.1/unused', queue: { worker: false } }) }),
     ]);
-    expect(moduleRef.get(AGENT_HOOKS_MODULE_OPTIONS, { strict: false })).toEqual({ mode: 'queue', redis: 'redis://127.0.0.1:6379' });
+    expect(moduleRef.get(AGENT_HOOKS_MODULE_OPTIONS, { strict: false })).toEqual({ mode: 'queue', redis: 'redis://127.0.0.1:6379', database: 'postgres://127.0.0.1/unused', queue: { worker: false } });
+  });
+
+  it('issue 8: queue mode on the embedded SQLite default is refused with a clear error (workers must share the database)', async () => {
+    await expect(boot([AgentHooksModule.forRoot({ mode: 'queue' })])).rejects.toThrow(/mode 'queue' needs a shared database/);
   });
 
   it('DESIGN §6: isGlobal: true makes HookDispatcher injectable from a sibling module without importing', async () => {

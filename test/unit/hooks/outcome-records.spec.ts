@@ -22,7 +22,7 @@ import {
   type Booted,
 } from './agent-test-kit.js';
 
-const ALLOWED_KEYS = ['operationId', 'point', 'hookId', 'source', 'outcome', 'errorCode', 'latencyMs'];
+const ALLOWED_KEYS = ['operationId', 'point', 'hookId', 'source', 'outcome', 'errorCode', 'latencyMs', 'transport'];
 const SECRET_ARG = 'super-secret-argument-value';
 
 let booted: Booted;

@@ -101,6 +101,7 @@ beforeAll(async () => {
       writeForever(res, Buffer.alloc(16_384, 0x7b), 1);
     },
     '/invalid-json-200': (_req, res) => json(res, 200, '{not json'),
+    '/retry-after-503': (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end(RESPONSE_SECRET),
   });
   client = new WebhookHttpClient({ allowNetworks: LOOPBACK });
 });
@@ -239,6 +240,13 @@ describe('WebhookHttpClient: notifications (W7)', () => {
 
   it('W12: a notification answered non-2xx is still http_error', async () => {
     await expect(post('/endless-500', { expectBody: false })).rejects.toMatchObject({ code: 'http_error', status: 500 });
+  });
+
+  it("a non-2xx answer keeps the receiver's Retry-After (queued deliveries honour it), not its body", async () => {
+    const error = await failureOf(post('/retry-after-503', { expectBody: false }));
+    expect(error).toMatchObject({ code: 'http_error', status: 503, retryAfterMs: 3_000 });
+    expectNoSecrets(error);
+    expect((await failureOf(post('/endless-500', { expectBody: false }))).retryAfterMs).toBeUndefined();
   });
 });
 

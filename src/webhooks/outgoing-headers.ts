@@ -1,0 +1,55 @@
+/**
+ * The headers of one outgoing webhook, built the same way wherever it is sent from (a direct post, the
+ * queue's delivery worker, a QStash publish): header templates resolved at send time from `allowedEnvVars`
+ * only (W6), then the Standard Webhooks headers over the exact body with the current time. The
+ * `webhook-id` is the caller's, so every attempt of one delivery carries the same id and a receiver can
+ * de-duplicate; the timestamp (and so the signature) is fresh per attempt, as the spec expects of a retry.
+ */
+import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import { resolveHeaders } from './header-template.js';
+import { WebhookSigner } from './webhook-signer.js';
+
+/** Where the signing secret is read from when no `webhooks.signingSecret` option is given. */
+export const SIGNING_SECRET_ENV = 'AGENT_HOOKS_WEBHOOK_SECRET';
+
+export interface OutgoingWebhook {
+  readonly url: string;
+  /** Templates (`Bearer ${HOOK_TOKEN}`), never resolved values. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly allowedEnvVars?: readonly string[];
+  readonly timeoutSeconds: number;
+  /** The serialized payload, exactly as posted and signed. */
+  readonly body: string;
+  /** `webhook-id`: the same on every attempt of one delivery. */
+  readonly webhookId: string;
+}
+
+/** The signing secret at use time (S2): the module option, else the environment. */
+export function signingSecretOf(options: AgentHooksModuleOptions): () => string | undefined {
+  return () => options.webhooks?.signingSecret ?? (process.env[SIGNING_SECRET_ENV] || undefined);
+}
+
+export class OutgoingHeaders {
+  private signer: { secret: string; signer: WebhookSigner } | undefined;
+
+  constructor(private readonly secret: () => string | undefined) {}
+
+  /**
+   * The headers to send now: resolved templates plus the signature headers when a secret is set. Errors
+   * name the header or variable, never a value. The result holds secrets: it is sent, never stored.
+   */
+  for(webhook: OutgoingWebhook, nowMs: number = Date.now()): Record<string, string> {
+    const headers: Record<string, string> = { ...resolveHeaders(webhook.headers, webhook.allowedEnvVars) };
+    const signer = this.currentSigner();
+    if (signer) Object.assign(headers, signer.headers(webhook.webhookId, Math.floor(nowMs / 1000), webhook.body));
+    return headers;
+  }
+
+  /** Rebuilt only when the secret changes, so a rotated secret is used by the next send. */
+  private currentSigner(): WebhookSigner | undefined {
+    const secret = this.secret();
+    if (!secret) return undefined;
+    if (this.signer?.secret !== secret) this.signer = { secret, signer: new WebhookSigner(secret) };
+    return this.signer.signer;
+  }
+}

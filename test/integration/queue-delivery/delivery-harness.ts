@@ -1,0 +1,90 @@
+/**
+ * The delivery slice of `AgentHooksModule` as queue mode wires it: dispatcher → `WebhookDeliveryService` →
+ * the built-in queued-delivery port (`QUEUED_DELIVERY_PROVIDERS`) → BullMQ, and the delivery worker host
+ * (`DELIVERY_WORKER_PROVIDERS`) posting to a loopback receiver. Optionally the real runtime database and
+ * timeline sink, so a final failure can be read back from the operation's timeline.
+ */
+import { Test, type TestingModule } from '@nestjs/testing';
+import { AGENT_HOOKS_MODULE_OPTIONS } from '../../../src/agent-hooks.module-definition.js';
+import type { AgentHooksModuleOptions } from '../../../src/agent-hooks.options.js';
+import { HookDispatcher } from '../../../src/hooks/hook-dispatcher.js';
+import type { HookOutcomeRecord } from '../../../src/hooks/hook-outcome.js';
+import { CALLER_HOOK_VALIDATOR, HOOK_OUTCOME_SINK, WEBHOOK_DELIVERY } from '../../../src/hooks/hook-ports.js';
+import { HookRegistry } from '../../../src/hooks/hook-registry.js';
+import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
+import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from '../../../src/persistence/step-commit.store.js';
+import { TimelineSink } from '../../../src/persistence/timeline-sink.js';
+import { QUEUED_DELIVERY_OPTIONS, type QueuedDeliveryOptions } from '../../../src/queue/delivery/delivery-settings.js';
+import { DELIVERY_WORKER_PROVIDERS, QUEUED_DELIVERY_PROVIDERS } from '../../../src/queue/delivery/queued-delivery.providers.js';
+import { WebhookDeliveryWorkerHost } from '../../../src/queue/delivery/webhook-delivery-worker.host.js';
+import { WebhookCallerHookValidator } from '../../../src/webhooks/webhook-config.schema.js';
+import { WebhookDeliveryService } from '../../../src/webhooks/webhook-delivery.service.js';
+
+export const SIGNING_SECRET = `whsec_${Buffer.from('queued-delivery-test-key-32-byte').toString('base64')}`;
+
+export interface DeliveryHarness {
+  readonly moduleRef: TestingModule;
+  readonly dispatcher: HookDispatcher;
+  readonly registry: HookRegistry;
+  readonly workers: WebhookDeliveryWorkerHost;
+  /** Records the outcome sink received (empty when the real timeline is used). */
+  readonly records: HookOutcomeRecord[];
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  readonly mode?: 'local' | 'queue';
+  readonly redis?: string;
+  readonly tuning: QueuedDeliveryOptions;
+  /** The real runtime database and timeline sink instead of a recording sink. */
+  readonly timeline?: boolean;
+  /** Whether the delivery worker starts with the app (`queue.worker`, default true). */
+  readonly worker?: boolean;
+}
+
+export async function bootDelivery(options: HarnessOptions): Promise<DeliveryHarness> {
+  const records: HookOutcomeRecord[] = [];
+  const moduleOptions: AgentHooksModuleOptions = {
+    mode: options.mode ?? 'queue',
+    ...(options.redis !== undefined ? { redis: options.redis } : {}),
+    queue: { worker: options.worker ?? true },
+    webhooks: { allowNetworks: ['127.0.0.0/8'], signingSecret: SIGNING_SECRET },
+    ...(options.timeline ? { database: 'sqlite::memory:' } : {}),
+  };
+  const sink = options.timeline
+    ? [RuntimeDatabase, { provide: STEP_COMMIT_FAILPOINTS, useValue: NO_STEP_COMMIT_FAILPOINTS }, TimelineSink, { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink }]
+    : [{ provide: HOOK_OUTCOME_SINK, useValue: { record: (record: HookOutcomeRecord) => records.push(record) } }];
+  const moduleRef = await Test.createTestingModule({
+    providers: [
+      { provide: AGENT_HOOKS_MODULE_OPTIONS, useValue: moduleOptions },
+      { provide: QUEUED_DELIVERY_OPTIONS, useValue: options.tuning },
+      { provide: CALLER_HOOK_VALIDATOR, useValue: new WebhookCallerHookValidator() },
+      HookRegistry,
+      HookDispatcher,
+      WebhookDeliveryService,
+      { provide: WEBHOOK_DELIVERY, useExisting: WebhookDeliveryService },
+      ...QUEUED_DELIVERY_PROVIDERS,
+      ...DELIVERY_WORKER_PROVIDERS,
+      ...sink,
+    ],
+  }).compile();
+  await moduleRef.init();
+  return {
+    moduleRef,
+    dispatcher: moduleRef.get(HookDispatcher),
+    registry: moduleRef.get(HookRegistry),
+    workers: moduleRef.get(WebhookDeliveryWorkerHost),
+    records,
+    close: () => moduleRef.close(),
+  };
+}
+
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
