@@ -180,7 +180,12 @@ export type OnCompactErrorEvent = AgentEventBase & {
  * CallAgent events are dispatched on the parent operation (V1). Their `agentId` is the called
  * sub-agent, as SPEC V lists it; the parent's agent is `parentAgentId`.
  */
-type CallAgentBase = Omit<AgentEventBase, 'agentId'> & { readonly agentId: string; readonly parentAgentId: string };
+type CallAgentBase = Omit<AgentEventBase, 'agentId'> & {
+  readonly agentId: string;
+  readonly parentAgentId: string;
+  /** The parent's `agents/call` tool call. */
+  readonly toolCallId?: string;
+};
 
 export type BeforeCallAgentEvent = CallAgentBase & { readonly type: 'beforeCallAgent'; readonly instruction: string };
 

@@ -247,7 +247,8 @@ export class StepExecutor {
     ]);
     const childAgentId = typeof call.args['agentId'] === 'string' ? call.args['agentId'] : '';
     const instruction = typeof call.args['instruction'] === 'string' ? call.args['instruction'] : '';
-    const base = { ...agentEventBase(input), agentId: childAgentId, parentAgentId: operation.agentId };
+    // The call's id too: several sub-agent calls of one step are told apart (and de-duplicated) by it.
+    const base = { ...agentEventBase(input), agentId: childAgentId, parentAgentId: operation.agentId, toolCallId: call.id };
     const dispatchOptions = { operationId, runContext: input.runContext, signal: input.signal };
     await this.dispatcher.dispatch('beforeCallAgent', { ...base, type: 'beforeCallAgent', instruction }, dispatchOptions);
     const subAgents = this.subAgents();

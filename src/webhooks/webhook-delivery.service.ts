@@ -19,6 +19,7 @@ import { WebhookError } from './webhook-error.js';
 import { WebhookHttpClient } from './webhook-http-client.js';
 import { signingSecretOf } from './outgoing-headers.js';
 import { WebhookSender } from './webhook-sender.js';
+import { webhookIdFor } from './webhook-id.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 
@@ -68,7 +69,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     });
     if (payload === undefined) throw new WebhookError('cancelled', `delivery of hook ${request.hook.id} was cancelled`);
     const body = JSON.stringify(payload);
-    const webhookId = `msg_${randomUUID()}`;
+    const webhookId = webhookIdFor(request.hook.id, request.point, request.event);
     const delivery = webhook.delivery ?? 'fetch';
     if (delivery !== 'fetch') {
       try {

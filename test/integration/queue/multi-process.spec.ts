@@ -155,10 +155,14 @@ describe('queue mode across processes', () => {
       expect(answered.sort()).toEqual([...calls].sort());
     }
 
-    // Every onComplete notification arrived; at most one distinct delivery per operation.
+    // Every onComplete notification arrived at least once; after de-duplicating on webhook-id, exactly once.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const done = receiver.requests.filter((r) => r.path === '/done').map((r) => JSON.parse(r.body) as { operationId: string });
-    for (const { operationId } of started) expect(done.filter((d) => d.operationId === operationId)).toHaveLength(1);
+    const done = receiver.requests.filter((r) => r.path === '/done').map((r) => ({ ...(JSON.parse(r.body) as { operationId: string }), webhookId: r.headers['webhook-id'] }));
+    for (const { operationId } of started) {
+      const deliveries = done.filter((d) => d.operationId === operationId);
+      expect(deliveries.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(deliveries.map((d) => d.webhookId)).size).toBe(1);
+    }
 
     // Each step followed its own worker's environment: A stopped posting when it was killed, B took over.
     const envA = receiver.requests.filter((r) => r.path === '/envA');
