@@ -60,7 +60,7 @@ export { HookDispatcher } from './hooks/hook-dispatcher.js';
 export type { DispatchOptions } from './hooks/hook-dispatcher.js';
 export { ofPoint, ofOutcome } from './hooks/hook-pipeline.js';
 export type { DispatchedEvent, HookErrorEvent } from './hooks/hook-pipeline.js';
-export type { HookOutcome, HookOutcomeRecord } from './hooks/hook-outcome.js';
+export type { HookOutcome, HookOutcomeRecord, HookTransport } from './hooks/hook-outcome.js';
 export type { HookSource, RegisteredHook } from './hooks/registered-hook.js';
 export { ALLOWED, HOOK_CONTROL_ERROR } from './hooks/tool-verdict.js';
 export type { ToolVerdict, ToolCallGate } from './hooks/tool-verdict.js';

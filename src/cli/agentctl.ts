@@ -1,25 +1,42 @@
 #!/usr/bin/env node
 /**
- * agentctl: the command line of nest-agent-hooks (DESIGN §9). Exit codes: 0 ok, 1 failure, 2 bad usage.
+ * agentctl: the command line of nest-agent-hooks (DESIGN §9). Exit codes: 0 ok, 1 failure, 2 bad usage or
+ * config. Commands that boot Nest import it on use: validate, generate and purge never need it.
  */
 import 'reflect-metadata';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
+import { AgentsConfigError, formatIssue } from '../config/config-error.js';
+import { isUsageOrConfigError, parseAgeOption, parseMode, parsePort, parsePositiveInteger, UsageError } from './cli-options.js';
 import { generateCommand } from './generate-command.js';
+import { checkConfig, checkQueueSettings } from './preflight.js';
 import { validateCommand } from './validate-command.js';
 
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be an integer from 0 to 65535');
-  return port;
+const DEFAULT_DATABASE = 'sqlite:./data/agent-hooks.sqlite';
+const DEFAULT_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DATABASE_HELP = 'sqlite:./data/agent-hooks.sqlite or postgres://…';
+
+interface ServeFlags {
+  config: string;
+  plugins?: string;
+  port: number;
+  host: string;
+  database: string;
+  mode: 'local' | 'queue';
+  redis: string;
+  queuePrefix?: string;
+  purgeOlderThan?: number;
+  purgeEvery?: number;
 }
 
-function parseMode(value: string): 'local' | 'queue' {
-  if (value !== 'local' && value !== 'queue') throw new InvalidArgumentError("must be 'local' or 'queue'");
-  // Queue mode (BullMQ workers) is not part of this build yet; say so instead of pretending.
-  if (value === 'queue') throw new InvalidArgumentError('queue mode is not available in this build yet');
-  return value;
+interface WorkerFlags {
+  config: string;
+  plugins?: string;
+  database: string;
+  redis: string;
+  queuePrefix?: string;
+  concurrency?: number;
 }
 
 export function buildProgram(): Command {
@@ -30,15 +47,22 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('start the standalone HTTP server')
+    .description('start the standalone HTTP server (JSON logs on stdout; SIGTERM shuts down gracefully)')
     .option('--config <file>', 'agents config file', 'config/agents.yaml')
     .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config)')
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, Number(process.env.PORT ?? 3000))
     .option('--host <host>', 'address to bind', process.env.HOST ?? '127.0.0.1')
-    .option('--database <url>', 'sqlite:./data/agent-hooks.sqlite or postgres://…', 'sqlite:./data/agent-hooks.sqlite')
-    .option('--mode <mode>', 'local or queue', parseMode, 'local')
-    .action(async (opts: { config: string; plugins?: string; port: number; host: string; database: string; mode: 'local' | 'queue' }) => {
-      // Imported on use: Nest and the database drivers take a second to load, which validate/generate never need.
+    .option('--database <url>', DATABASE_HELP, DEFAULT_DATABASE)
+    .option('--mode <mode>', 'local (steps run here) or queue (steps are BullMQ jobs; needs PostgreSQL and Redis)', parseMode, 'local')
+    .option('--redis <url>', 'Redis for --mode queue', DEFAULT_REDIS)
+    .option('--queue-prefix <name>', 'BullMQ key prefix for --mode queue, one per deployment sharing a Redis (default agent-hooks)')
+    .option('--purge-older-than <age>', 'also purge completed operations older than this, at start and periodically (e.g. 30d, 12h, 90m); off by default', parseAgeOption)
+    .option('--purge-every <age>', 'how often the periodic purge runs (default 1h; needs --purge-older-than)', parseAgeOption)
+    .action(async (opts: ServeFlags) => {
+      if (opts.purgeEvery !== undefined && opts.purgeOlderThan === undefined) throw new UsageError('--purge-every needs --purge-older-than');
+      await checkConfig(opts.config);
+      if (opts.mode === 'queue') checkQueueSettings(opts.database, opts.redis);
+      // Imported on use: Nest and the database drivers take a second to load.
       const { bootstrapServer, closeOnSignals } = await import('../server/bootstrap-server.js');
       const app = await bootstrapServer({
         host: opts.host,
@@ -47,18 +71,49 @@ export function buildProgram(): Command {
         ...(opts.plugins ? { pluginsFile: opts.plugins } : {}),
         database: opts.database,
         mode: opts.mode,
+        ...(opts.mode === 'queue' ? { redis: opts.redis, ...(opts.queuePrefix ? { queue: { prefix: opts.queuePrefix } } : {}) } : {}),
+        ...(opts.purgeOlderThan !== undefined ? { purge: { olderThanMs: opts.purgeOlderThan, everyMs: opts.purgeEvery ?? 3_600_000 } } : {}),
       });
       closeOnSignals(app);
     });
 
   program
+    .command('worker')
+    .description('run queue-mode step jobs (no HTTP): needs the shared PostgreSQL database and the Redis of the servers')
+    .option('--config <file>', 'agents config file (the same as the servers)', 'config/agents.yaml')
+    .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config)')
+    .option('--database <url>', 'the shared database, postgres://…', process.env.DATABASE_URL)
+    .option('--redis <url>', 'the queue', DEFAULT_REDIS)
+    .option('--queue-prefix <name>', 'BullMQ key prefix, the same as the servers (default agent-hooks)')
+    .option('--concurrency <n>', 'step jobs run at once in this process (default 4)', parsePositiveInteger)
+    .action(async (opts: WorkerFlags) => {
+      if (opts.database === undefined) throw new UsageError('agentctl worker needs --database postgres://… (or DATABASE_URL): queue mode shares one PostgreSQL database');
+      await checkConfig(opts.config);
+      checkQueueSettings(opts.database, opts.redis);
+      const { bootstrapWorker, closeWorkerOnSignals } = await import('../server/bootstrap-worker.js');
+      const app = await bootstrapWorker({
+        configFile: opts.config,
+        ...(opts.plugins ? { pluginsFile: opts.plugins } : {}),
+        database: opts.database,
+        redis: opts.redis,
+        queue: {
+          ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
+          ...(opts.queuePrefix ? { prefix: opts.queuePrefix } : {}),
+        },
+      });
+      closeWorkerOnSignals(app);
+    });
+
+  program
     .command('run')
-    .description('run one operation and print the answer and the hook timeline')
+    .description('run one operation in this process and print the answer and the hook timeline')
     .argument('<agentId>', 'an agent of the config')
     .argument('<prompt>', 'what to ask')
     .option('--config <file>', 'agents config file', 'config/agents.yaml')
-    .option('--database <url>', 'sqlite:./data/agent-hooks.sqlite or postgres://…', 'sqlite:./data/agent-hooks.sqlite')
-    .action(async (agentId: string, prompt: string, opts: { config: string; database: string }) => {
+    .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config)')
+    .option('--database <url>', DATABASE_HELP, DEFAULT_DATABASE)
+    .action(async (agentId: string, prompt: string, opts: { config: string; plugins?: string; database: string }) => {
+      await checkConfig(opts.config);
       const { runCommand } = await import('./run-command.js');
       const code = await runCommand(agentId, prompt, opts, process.stdout);
       if (code !== 0) process.exitCode = code;
@@ -85,6 +140,17 @@ export function buildProgram(): Command {
       if (code !== 0) process.exitCode = code;
     });
 
+  program
+    .command('purge')
+    .description('delete completed operations older than an age, with their messages, interventions, placeholders, caller hooks and timeline; running and waiting ones stay')
+    .requiredOption('--older-than <age>', 'a whole number and a unit s, m, h, d or w (e.g. 30d, 12h, 90m)', parseAgeOption)
+    .option('--database <url>', DATABASE_HELP, DEFAULT_DATABASE)
+    .action(async (opts: { olderThan: number; database: string }) => {
+      const { purgeCommand } = await import('./purge-command.js');
+      const code = await purgeCommand({ olderThanMs: opts.olderThan, database: opts.database }, process.stdout);
+      if (code !== 0) process.exitCode = code;
+    });
+
   return program;
 }
 
@@ -93,11 +159,11 @@ export async function main(argv: string[]): Promise<number> {
     await buildProgram().parseAsync(argv);
     return 0;
   } catch (error) {
+    // Commander already printed the problem and the help.
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    process.stderr.write(`agentctl: ${error instanceof Error ? error.message : String(error)}\n`);
-    // Bad usage or config (an unknown agent, an invalid config file) is 2; anything else failed (1).
-    const code = (error as { code?: unknown } | null)?.code;
-    return code === 'unknown_agent' || code === 'configuration' ? 2 : 1;
+    const message = error instanceof AgentsConfigError ? error.issues.map(formatIssue).join('\n') : error instanceof Error ? error.message : String(error);
+    process.stderr.write(`agentctl: ${message}\n`);
+    return isUsageOrConfigError(error) ? 2 : 1;
   }
 }
 

@@ -5,17 +5,19 @@
 import { NestFactory } from '@nestjs/core';
 import { AgentRuntime } from '../runtime/agent-runtime.js';
 import { RuntimeDatabase } from '../persistence/runtime-database.js';
-import { ServerModule } from '../server/server.module.js';
+import { CliLogger } from './cli-logger.js';
+import { RunModule } from './run.module.js';
 
 export interface RunCommandOptions {
   config: string;
+  plugins?: string;
   database: string;
 }
 
 export async function runCommand(agentId: string, prompt: string, options: RunCommandOptions, out: NodeJS.WritableStream): Promise<number> {
-  const app = await NestFactory.createApplicationContext(ServerModule.forRoot({ configFile: options.config, database: options.database }), {
-    logger: ['error', 'warn'],
-  });
+  const moduleOptions = { configFile: options.config, database: options.database, ...(options.plugins ? { pluginsFile: options.plugins } : {}) };
+  // A failed boot (e.g. a missing plugin method) throws to agentctl, which prints it once and exits 2.
+  const app = await NestFactory.createApplicationContext(RunModule.forRoot(moduleOptions), { logger: new CliLogger(), abortOnError: false });
   try {
     const runtime = app.get(AgentRuntime);
     const { operationId, done } = await runtime.execAgent({ agentId, prompt });

@@ -165,7 +165,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     if (stored.id !== operationId) {
       // The idempotency key named an existing operation: answer with it, start nothing new.
       this.registry.unregister(operationId);
-      const existing = this.live.get(stored.id);
+      // One watcher per operation and process, however many retries ask for it.
+      const existing = this.live.get(stored.id) ?? (stored.status === 'completed' ? undefined : this.ensureLive(stored));
       return { operationId: stored.id, done: existing?.done ?? this.whenCompleted(stored.id), ...(existing ? { live: existing } : {}) };
     }
     const live = newLive(runContext);
@@ -229,8 +230,12 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
   async approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
     const { operation } = await this.decide(operationId, toolCallId, 'approve', undefined, options.decidedBy);
     const live = this.ensureLive(operation);
-    await this.dispatchOn(operation, live, { type: 'afterHumanIntervention', action: 'approve', toolCallId });
-    await this.resumeIfReady(operationId, live);
+    // The decision is stored: a failing hook (a `fallback: 'none'` delivery) must not leave the run stuck.
+    try {
+      await this.dispatchOn(operation, live, { type: 'afterHumanIntervention', action: 'approve', toolCallId });
+    } finally {
+      await this.resumeIfReady(operationId, live);
+    }
   }
 
   /**
@@ -243,16 +248,22 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     const live = this.ensureLive(operation);
     const reason = options.reason !== undefined ? { rejectionReason: options.reason } : {};
     if (options.continue) {
-      await this.dispatchOn(operation, live, { type: 'afterHumanIntervention', action, toolCallId, ...reason });
-      await this.resumeIfReady(operationId, live);
+      try {
+        await this.dispatchOn(operation, live, { type: 'afterHumanIntervention', action, toolCallId, ...reason });
+      } finally {
+        await this.resumeIfReady(operationId, live);
+      }
       return;
     }
-    await this.dispatchOn(operation, live, { type: 'onStopByHumanIntervention', toolCallId, ...reason });
-    // The stop receipt holds no tool output: published directly (P2), then the operation ends.
-    const current = await this.operation(operationId);
-    const call = { id: item.toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
-    await this.store.commit(operationId, current.version, rejectionReceipt(call, options.reason), {});
-    await this.finish(operationId, live, 'interrupted');
+    try {
+      await this.dispatchOn(operation, live, { type: 'onStopByHumanIntervention', toolCallId, ...reason });
+    } finally {
+      // The stop receipt holds no tool output: published directly (P2), then the operation ends.
+      const current = await this.operation(operationId);
+      const call = { id: item.toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
+      await this.store.commit(operationId, current.version, rejectionReceipt(call, options.reason), {});
+      await this.finish(operationId, live, 'interrupted');
+    }
   }
 
   /**

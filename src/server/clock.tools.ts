@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Tool } from '../runtime/tools/tool.decorator.js';
 
-/** The standalone server's built-in tool used by the offline quickstart config (`clock/now`). */
+/** The standalone server's built-in tools, used by the offline quickstart config (`clock/now`, `clock/set`). */
 @Injectable()
 export class ClockTools {
   @Tool({
@@ -12,5 +12,19 @@ export class ClockTools {
   })
   now(): string {
     return new Date().toISOString();
+  }
+
+  /**
+   * The quickstart's example of a state-changing tool, which its policy denies (plugins/hooks/
+   * quickstart-hooks.ts). It changes nothing even when a config lets it run.
+   */
+  @Tool({
+    identifier: 'clock',
+    apiName: 'set',
+    description: "Set the server's clock (not possible: this tool only says so).",
+    parameters: { type: 'object', properties: { time: { type: 'string' } }, required: ['time'], additionalProperties: false },
+  })
+  set(): string {
+    return "This server's clock cannot be set.";
   }
 }

@@ -74,7 +74,8 @@ describe('standalone server', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-  });
+    // Spawning the built server takes a few seconds on a busy 2-core machine.
+  }, 60_000);
 
   it('agentctl run prints the answer and the operation summary; an unknown agent exits 2', () => {
     const ok = runCli(['run', 'assistant', 'What time is it?', '--database', `sqlite:${join(dir, 'run.sqlite')}`]);

@@ -91,6 +91,17 @@ describe('intervention edges', () => {
     await second.runtime.approve(operationId, pending!.toolCallId);
     expect(await within(done, 'done in the first app', 15_000)).toMatchObject({ reason: 'done', content: 'wrote: written /tmp/report.txt' });
   });
+
+  it('A3: a failing afterHumanIntervention delivery (fallback none) is reported, and the approved run still goes on', async () => {
+    receiver = await startReceiver({ '/down': (req, res) => req.on('end', () => res.writeHead(500).end()) });
+    const app = await boot();
+    const hooks = [{ id: 'strict-audit', type: 'afterHumanIntervention' as const, webhook: { url: receiver.url('/down'), fallback: 'none' as const } }];
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'writer', prompt: 'x', hooks });
+    await untilOperation(app.store, operationId, waiting);
+    const [pending] = await app.store.interventions(operationId);
+    await expect(app.runtime.approve(operationId, pending!.toolCallId)).rejects.toThrow();
+    expect(await within(done, 'done despite the failed delivery')).toMatchObject({ reason: 'done' });
+  });
 });
 
 async function untilInterventions(app: RuntimeApp, operationId: string, count: number) {

@@ -11,11 +11,12 @@ import { compileToolPattern } from '../../../src/runtime/tools/tool-pattern.js';
 const FILE = fileURLToPath(new URL('../../../config/agents.yaml', import.meta.url));
 
 describe('config/agents.yaml (the offline quickstart)', () => {
-  it('loads: system quickstart, a scripted default model, no MCP server, an assistant with limits', async () => {
+  it('loads: system quickstart, scripted models only, no MCP server, an assistant with limits', async () => {
     const config = await loadAgentsConfig(FILE);
     expect(config.system).toBe('quickstart');
-    expect(Object.keys(config.models)).toEqual(['default']);
-    expect(config.models.default?.provider).toBe('scripted');
+    // `default` plays the clock conversation; `timekeeper` asks to set the clock, which the quickstart policy denies.
+    expect(Object.keys(config.models)).toEqual(['default', 'timekeeper']);
+    for (const model of Object.values(config.models)) expect(model.provider).toBe('scripted');
     expect(config.mcpServers).toEqual({});
     // The quickstart registers its illustrative hooks through plugins.toml.
     expect(Object.keys((config.hooks?.data ?? {}) as object).sort()).toEqual(['after_tool_call', 'beforeToolCall']);

@@ -1,0 +1,87 @@
+/**
+ * The response shapes of DESIGN §7, built field by field from the store records: only the fields the
+ * contract names, so no internal one (seq, owner, version, run context, tool calls…) ever leaks out.
+ */
+import type { HookOutcomeRow, InterventionRecord, MessageRecord, OperationRecord } from '../../persistence/records.js';
+
+export interface PendingToolView {
+  toolCallId: string;
+  identifier: string;
+  apiName: string;
+  args: Record<string, unknown>;
+  kind: 'approval' | 'deferred';
+}
+
+export interface OperationView {
+  operationId: string;
+  agentId: string;
+  status: OperationRecord['status'];
+  reason?: NonNullable<OperationRecord['reason']>;
+  pendingTools?: PendingToolView[];
+  usage: { inputTokens: number; outputTokens: number; costUsd: number };
+}
+
+export interface MessageView {
+  id: string;
+  role: MessageRecord['role'];
+  content: string;
+  toolCallId?: string;
+  identifier?: string;
+  apiName?: string;
+  error?: NonNullable<MessageRecord['error']>;
+  state?: Record<string, unknown>;
+}
+
+export interface TimelineItemView {
+  seq: number;
+  at: string;
+  point: HookOutcomeRow['point'];
+  hookId: string;
+  source: HookOutcomeRow['source'];
+  outcome: HookOutcomeRow['outcome'];
+  errorCode?: string;
+  latencyMs: number;
+}
+
+/** `pendingTools` is present while something waits (approval or deferred result), absent otherwise. */
+export function operationView(operation: OperationRecord, pending: readonly InterventionRecord[]): OperationView {
+  const { usage } = operation;
+  const waiting = operation.status !== 'completed' ? pending : [];
+  return {
+    operationId: operation.id,
+    agentId: operation.agentId,
+    status: operation.status,
+    ...(operation.reason ? { reason: operation.reason } : {}),
+    ...(waiting.length > 0
+      ? { pendingTools: waiting.map(({ toolCallId, identifier, apiName, args, kind }) => ({ toolCallId, identifier, apiName, args, kind })) }
+      : {}),
+    usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd },
+  };
+}
+
+/** A message exactly as published: its verdict (`error`, `state.hookVerdict`) included, nothing internal. */
+export function messageView(message: MessageRecord): MessageView {
+  return {
+    id: message.id,
+    role: message.role,
+    content: message.content,
+    ...(message.toolCallId !== undefined ? { toolCallId: message.toolCallId } : {}),
+    ...(message.identifier !== undefined ? { identifier: message.identifier } : {}),
+    ...(message.apiName !== undefined ? { apiName: message.apiName } : {}),
+    ...(message.error !== undefined ? { error: message.error } : {}),
+    ...(message.state !== undefined ? { state: message.state } : {}),
+  };
+}
+
+export function timelineItemView(row: HookOutcomeRow): TimelineItemView {
+  return {
+    seq: row.seq,
+    at: row.at,
+    point: row.point,
+    hookId: row.hookId,
+    source: row.source,
+    outcome: row.outcome,
+    ...(row.errorCode !== undefined ? { errorCode: row.errorCode } : {}),
+    latencyMs: row.latencyMs,
+  };
+}

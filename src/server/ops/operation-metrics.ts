@@ -1,0 +1,88 @@
+/**
+ * Operations by status (and completed ones by terminal reason), read from the database at scrape time.
+ * A gauge over the database rather than counters on transitions: the database is the source of truth
+ * shared by every process on it (queue workers, restarts), so the numbers are right whoever moved an
+ * operation and survive a restart; and `waiting` is a population, not an event. The cost is one GROUP BY
+ * per scrape over the (status, completed_at) index.
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Gauge, type Registry } from 'prom-client';
+import { OperationEntity } from '../../persistence/entities/operation.entity.js';
+import { RuntimeDatabase } from '../../persistence/runtime-database.js';
+import { StoreDatabase } from '../../persistence/store-database.js';
+import { METRICS_REGISTRY } from './metrics-registry.js';
+
+const STATUSES = ['running', 'waiting', 'completed'] as const;
+
+interface StatusCount {
+  status: string;
+  reason: string | null;
+  count: number | string;
+}
+
+@Injectable()
+export class OperationMetrics {
+  private readonly logger = new Logger('Metrics');
+  /** One query serves both gauges of a scrape (prom-client collects every metric at once). */
+  private pending: Promise<StatusCount[] | undefined> | undefined;
+
+  constructor(
+    private readonly database: RuntimeDatabase,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    // `collect` runs on every scrape; prom-client awaits it before rendering.
+    const read = () => this.counts();
+    new Gauge({
+      name: 'agent_hooks_operations',
+      help: 'Operations in the database by status (running, waiting, completed).',
+      labelNames: ['status'],
+      registers: [registry],
+      async collect() {
+        const counts = await read();
+        this.reset();
+        if (!counts) return;
+        for (const status of STATUSES) this.set({ status }, counts.filter((row) => row.status === status).reduce((sum, row) => sum + Number(row.count), 0));
+      },
+    });
+    new Gauge({
+      name: 'agent_hooks_operations_completed',
+      help: 'Completed operations in the database by terminal reason (done, error, interrupted, max_steps, cost_limit).',
+      labelNames: ['reason'],
+      registers: [registry],
+      async collect() {
+        const counts = await read();
+        this.reset();
+        for (const row of counts ?? []) if (row.status === 'completed' && row.reason) this.set({ reason: row.reason }, Number(row.count));
+      },
+    });
+  }
+
+  /** Undefined when the database is not open, or the query failed (logged): the gauges are then left empty. */
+  private counts(): Promise<StatusCount[] | undefined> {
+    this.pending ??= this.query().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async query(): Promise<StatusCount[] | undefined> {
+    // Never opens the database for a scrape: a hooks-only app has none, and shutdown must not reopen it.
+    const stores = this.database.current;
+    if (!stores) return undefined;
+    try {
+      return await StoreDatabase.for(stores.dataSource).run((manager) =>
+        manager
+          .createQueryBuilder(OperationEntity, 'operation')
+          .select('operation.status', 'status')
+          .addSelect('operation.reason', 'reason')
+          .addSelect('COUNT(*)', 'count')
+          .groupBy('operation.status')
+          .addGroupBy('operation.reason')
+          .getRawMany<StatusCount>(),
+      );
+    } catch (error) {
+      this.logger.warn(`could not count operations (${error instanceof Error ? error.name : typeof error})`);
+      return undefined;
+    }
+  }
+}
