@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureBuilt } from './support/server-process.js';
 
 interface CliResult {
   status: number;
@@ -46,7 +47,8 @@ function project(config: string, files: Record<string, string> = {}): string {
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'agentctl-config-'));
-  execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'pipe' });
+  // Under the shared build lock: another test file may be building dist/ at the same time.
+    ensureBuilt();
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { AgentRuntime } from '../../src/runtime/agent-runtime.js';
 import { bootstrapServer } from '../../src/server/bootstrap-server.js';
+import { ensureBuilt } from './support/server-process.js';
 
 // Nest colours its log lines; strip the escape codes before matching.
 // eslint-disable-next-line no-control-regex
@@ -42,7 +43,8 @@ describe('standalone server', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'agent-hooks-server-'));
     // `npm test` builds first; this keeps a lone `jest` run working too.
-    execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'pipe' });
+    // Under the shared build lock: another test file may be building dist/ at the same time.
+    ensureBuilt();
   });
 
   it('answers /healthz once the module has booted (in process)', async () => {
