@@ -303,6 +303,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
       assistant !== undefined,
     );
     const message = { ...outcome.message, role: 'tool' as const, toolCallId };
+    // The hooks that decided this result are in the timeline before the result is published.
+    await this.store.flushTimeline();
     const published = await this.store.publishDeferred(operationId, toolCallId, { content: message.content, success: outcome.success }, message);
     if (!published) throw new AlreadyCompletedError(operationId, toolCallId);
     await this.resumeIfReady(operationId, live);

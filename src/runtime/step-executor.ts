@@ -287,6 +287,9 @@ export class StepExecutor {
   }
 
   private async publish(operation: StoredOperation, message: NewMessage, leaseOwner?: string): Promise<StoredOperation> {
+    // Queue mode: the timeline of the hooks that decided this result is written first, so a worker killed
+    // right after the publish leaves no published result without its timeline.
+    if (leaseOwner !== undefined) await this.store.flushTimeline();
     return (await this.store.commit(operation.id, operation.version, message, {}, leaseOwner)).operation;
   }
 

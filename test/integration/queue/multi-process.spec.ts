@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName } from '../persistence/test-databases.js';
+import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { REDIS_URL, dropPrefix, fastQueue, redisAvailable, uniquePrefix } from './queue-kit.js';
@@ -162,6 +163,16 @@ describe('queue mode across processes', () => {
       const deliveries = done.filter((d) => d.operationId === operationId);
       expect(deliveries.length).toBeGreaterThanOrEqual(1);
       expect(new Set(deliveries.map((d) => d.webhookId)).size).toBe(1);
+    }
+
+    // Database and timeline agree: every completed operation's onComplete notification and every published
+    // tool result's after-control are in its timeline (written by whichever worker ran them, none lost).
+    const { outcomes } = await api.moduleRef.get(RuntimeDatabase).stores();
+    for (const { operationId } of started) {
+      const rows = await outcomes.listByOperation(operationId);
+      expect(rows.some((row) => row.point === 'onComplete' && row.hookId === 'done')).toBe(true);
+      const toolResults = (await api.store.messages(operationId)).filter((m) => m.role === 'tool').length;
+      expect(rows.filter((row) => row.point === 'afterToolCall' && row.hookId === 'control').length).toBeGreaterThanOrEqual(toolResults);
     }
 
     // Each step followed its own worker's environment: A stopped posting when it was killed, B took over.
