@@ -37,26 +37,7 @@ export class InterventionStore {
     if (interventions.length === 0) return [];
     const now = nowIso(this.options);
     const rows = interventions.map(
-      (item): InterventionEntity => ({
-        operationId,
-        toolCallId: item.toolCallId,
-        stepIndex: item.stepIndex,
-        callIndex: item.callIndex,
-        identifier: item.identifier,
-        apiName: item.apiName,
-        args: item.args,
-        kind: item.kind,
-        status: 'pending',
-        claimedBy: null,
-        claimedAt: null,
-        decision: null,
-        decisionReason: null,
-        decidedBy: null,
-        decidedAt: null,
-        reply: null,
-        createdAt: now,
-        updatedAt: now,
-      }),
+      (item) => pendingInterventionRow(operationId, item, now),
     );
     // One multi-row INSERT: atomic on its own.
     await this.db.run((manager) =>
@@ -150,4 +131,28 @@ export class InterventionStore {
     );
     return result.affected === 1;
   }
+}
+
+/** A new intervention row: pending, undecided, unclaimed. */
+export function pendingInterventionRow(operationId: string, item: NewIntervention, now: string): InterventionEntity {
+  return {
+    operationId,
+    toolCallId: item.toolCallId,
+    stepIndex: item.stepIndex,
+    callIndex: item.callIndex,
+    identifier: item.identifier,
+    apiName: item.apiName,
+    args: item.args,
+    kind: item.kind,
+    status: 'pending',
+    claimedBy: null,
+    claimedAt: null,
+    decision: null,
+    decisionReason: null,
+    decidedBy: null,
+    decidedAt: null,
+    reply: null,
+    createdAt: now,
+    updatedAt: now,
+  };
 }

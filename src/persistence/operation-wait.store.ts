@@ -19,6 +19,7 @@ import { InterventionEntity } from './entities/intervention.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
 import { insertValues, updateValues } from './entity-values.js';
+import { pendingInterventionRow } from './intervention.store.js';
 import { insertMessages } from './message-writer.js';
 import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
@@ -48,20 +49,7 @@ export class OperationWaitStore {
       const now = nowIso(this.options);
       const fresh = items.filter((item) => !known.has(item.toolCallId));
       for (const item of fresh) {
-        const row: InterventionEntity = {
-          operationId,
-          ...item,
-          status: 'pending',
-          claimedBy: null,
-          claimedAt: null,
-          decision: null,
-          decisionReason: null,
-          decidedBy: null,
-          decidedAt: null,
-          reply: null,
-          createdAt: now,
-          updatedAt: now,
-        };
+        const row = pendingInterventionRow(operationId, item, now);
         await manager.createQueryBuilder().insert().into(InterventionEntity).values(insertValues(row)).updateEntity(false).execute();
         if (item.kind === 'deferred') {
           const placeholder: ToolResultPlaceholderEntity = {
