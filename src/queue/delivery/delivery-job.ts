@@ -3,25 +3,14 @@
  * resolved header (W6, S2): the worker resolves them when it posts. The job id is the `webhook-id`, so an
  * enqueue repeated after a timeout does not add a second job.
  */
-import type { HookSource } from '../../hooks/registered-hook.js';
 import type { QueuedWebhook } from '../../webhooks/queued-delivery.port.js';
 
 export const DELIVERY_JOB_NAME = 'webhook';
 /** The custom backoff (exponential, jitter, `Retry-After`) the delivery worker registers under this type. */
 export const DELIVERY_BACKOFF_TYPE = 'agent-hooks-webhook';
 
-export interface DeliveryJobData {
-  readonly webhookId: string;
-  readonly hookId: string;
-  readonly point: string;
-  readonly source?: HookSource;
-  readonly operationId?: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly allowedEnvVars: readonly string[];
-  readonly timeoutSeconds: number;
-  readonly body: string;
-}
+/** The queued webhook as the job stores it: everything but the route it took to get here. */
+export type DeliveryJobData = Omit<QueuedWebhook, 'kind'>;
 
 export function toJobData(webhook: QueuedWebhook): DeliveryJobData {
   return {
