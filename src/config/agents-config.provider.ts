@@ -11,7 +11,7 @@ import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import type { RegisteredHook } from '../hooks/registered-hook.js';
 import { AGENT_DIRECTORY } from '../runtime/agent-directory.port.js';
-import { MCP_SERVERS, TOOLS_OPTIONS } from '../runtime/tools/tools.options.js';
+import { CLIENT_TOOLS, MCP_SERVERS, TOOLS_OPTIONS, type ClientToolsConfig } from '../runtime/tools/tools.options.js';
 import type { AgentsConfig } from './agents-config.js';
 import { loadAgentsConfigSync } from './agents-config.loader.js';
 import { loadConfigHooks } from './config-hooks.loader.js';
@@ -47,5 +47,15 @@ export const AGENTS_CONFIG_PROVIDERS: Provider[] = [
   { provide: ConfigAgentDirectory, useFactory: (config: AgentsConfig) => new ConfigAgentDirectory(config), inject: [AGENTS_CONFIG] },
   { provide: AGENT_DIRECTORY, useExisting: ConfigAgentDirectory },
   { provide: MCP_SERVERS, useFactory: (config: AgentsConfig) => config.mcpServers ?? {}, inject: [AGENTS_CONFIG] },
+  { provide: CLIENT_TOOLS, useFactory: (config: AgentsConfig | typeof EMPTY) => clientToolsOf(config), inject: [AGENTS_CONFIG] },
   { provide: TOOLS_OPTIONS, useValue: {} },
 ];
+
+/** The `clientTools:` map as declarations, in file order. */
+function clientToolsOf(config: AgentsConfig | typeof EMPTY): ClientToolsConfig {
+  if (!('clientTools' in config)) return [];
+  return Object.entries(config.clientTools).map(([name, tool]) => {
+    const slash = name.indexOf('/');
+    return { identifier: name.slice(0, slash), apiName: name.slice(slash + 1), description: tool.description, parameters: tool.parameters };
+  });
+}

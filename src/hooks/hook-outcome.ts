@@ -7,11 +7,17 @@ export type HookOutcome = 'ok' | 'mocked' | 'allowed' | 'denied' | 'notification
 /** How the hook ran: its in-process handler, or (no handler in this process) its webhook (W1, W2). */
 export type HookTransport = 'handler' | 'webhook';
 
+/**
+ * Where a timeline row came from: a hook's source, or `runtime` for a verdict the runtime itself reached
+ * without a hook (a call to a tool the agent was not offered, SPEC G1).
+ */
+export type TimelineSource = HookSource | 'runtime';
+
 export interface HookOutcomeRecord {
   readonly operationId?: string;
   readonly point: HookPoint;
   readonly hookId: string;
-  readonly source: HookSource;
+  readonly source: TimelineSource;
   readonly outcome: HookOutcome;
   readonly errorCode?: string;
   readonly latencyMs: number;

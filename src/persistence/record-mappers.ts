@@ -38,8 +38,9 @@ export function toOperationRecord(row: OperationEntity): OperationRecord {
   optional(
     record,
     row,
-    ['parentOperationId', 'threadId', 'parentToolCallId', 'ownerId', 'reason', 'errorType', 'errorMessage', 'idempotencyKey', 'leaseOwner', 'leaseUntil', 'completedAt'],
+    ['parentOperationId', 'threadId', 'parentToolCallId', 'ownerId', 'reason', 'errorType', 'errorMessage', 'idempotencyKey', 'idempotencyDigest', 'leaseOwner', 'leaseUntil', 'completedAt'],
   );
+  if (row.clientTools !== null && row.clientTools !== undefined && row.clientTools.length > 0) record.clientTools = row.clientTools;
   if (row.compactionGroupId !== null && row.compactionSummary !== null && row.compactedThroughSeq !== null) {
     record.compaction = { groupId: row.compactionGroupId, summary: row.compactionSummary, throughSeq: row.compactedThroughSeq };
   }

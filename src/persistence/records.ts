@@ -4,9 +4,8 @@
  */
 import type { AgentHookWebhook } from '../hooks/agent-hook.js';
 import type { ToolResult } from '../hooks/agent-events.js';
-import type { HookOutcome } from '../hooks/hook-outcome.js';
+import type { HookOutcome, TimelineSource } from '../hooks/hook-outcome.js';
 import type { HookPoint } from '../hooks/hook-points.js';
-import type { HookSource } from '../hooks/registered-hook.js';
 
 // The runtime's store port defines these shapes; persistence implements the port.
 export type { OperationStatus, StoredRunContext } from '../runtime/runtime-store.port.js';
@@ -115,7 +114,7 @@ export interface HookOutcomeRow {
   at: string;
   point: HookPoint;
   hookId: string;
-  source: HookSource;
+  source: TimelineSource;
   outcome: HookOutcome;
   errorCode?: string;
   latencyMs: number;

@@ -5,6 +5,7 @@
 import type { AgentHookWebhook } from '../hooks/agent-hook.js';
 import type { TerminalReason, ToolResult, UsageTotals } from '../hooks/agent-events.js';
 import type { ModelToolCall } from './models/chat-model.js';
+import type { ClientToolDeclaration } from './tools/client-tools.js';
 
 export type OperationStatus = 'running' | 'waiting' | 'completed';
 
@@ -42,6 +43,10 @@ export interface StoredOperation {
   errorMessage?: string;
   /** Queue mode: the worker running the current step, while its lease lasts. */
   leaseOwner?: string;
+  /** The digest of the request that created it under an idempotency key (G8), when one was given. */
+  idempotencyDigest?: string;
+  /** The client tools its caller declared (`execAgent({ clientTools })`), validated before they were stored. */
+  clientTools?: ClientToolDeclaration[];
   version: number;
 }
 
@@ -80,6 +85,9 @@ export interface NewOperation {
   runContext: StoredRunContext;
   callerHooks: StoredCallerHook[];
   idempotencyKey?: string;
+  /** With `idempotencyKey`: a digest of the request, stored so a retry with another request is refused (G8). */
+  idempotencyDigest?: string;
+  clientTools?: ClientToolDeclaration[];
 }
 
 /** A tool call waiting for a human decision (`approval`) or an outside executor (`deferred`). */
@@ -98,6 +106,11 @@ export interface StoredIntervention {
 }
 
 export type InterventionAction = 'approve' | 'reject' | 'rejectAndContinue';
+
+/** What a human decision met: stored, an item no longer pending, or an operation already completed (G5). */
+export type DecisionOutcome = 'decided' | 'not_pending' | 'operation_completed';
+
+export type DeferredPublishOutcome = 'published' | 'already_completed' | 'operation_completed';
 
 export type NewStoredIntervention = Pick<StoredIntervention, 'toolCallId' | 'stepIndex' | 'callIndex' | 'identifier' | 'apiName' | 'args' | 'kind'>;
 
@@ -136,13 +149,24 @@ export interface RuntimeStore {
   pause(operationId: string): Promise<boolean>;
   /** waiting → running once nothing is pending: true for the one caller that resumed it. */
   resume(operationId: string): Promise<boolean>;
-  /** Decides a pending approval once: false when it was not pending. */
-  decide(operationId: string, toolCallId: string, decision: { action: InterventionAction; reason?: string; decidedBy?: string }): Promise<boolean>;
+  /** Decides a pending approval once, in the transaction that checks the operation is not completed (G5). */
+  decide(operationId: string, toolCallId: string, decision: { action: InterventionAction; reason?: string; decidedBy?: string }): Promise<DecisionOutcome>;
   /** Claims an approved call for one executor: false when someone claimed it before. */
   claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean>;
   /** The deferred placeholder's state, or null when the call has none. */
   placeholderState(operationId: string, toolCallId: string): Promise<'empty' | 'final' | null>;
-  /** The compare-and-set publish of a deferred result (L4): false when the placeholder was already final. */
-  publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage): Promise<boolean>;
+  /**
+   * Holds the empty placeholder for `claimant` while it runs the result's after-chain (G5), for `holdMs`
+   * (calling again renews): false while another decider holds it or once it is final.
+   */
+  claimDeferred(operationId: string, toolCallId: string, claimant: string, holdMs: number): Promise<boolean>;
+  /** Lets go of `claimant`'s claim (its after-chain failed), so another result may be decided. */
+  releaseDeferred(operationId: string, toolCallId: string, claimant: string): Promise<void>;
+  /**
+   * The compare-and-set publish of a deferred result (L4), by the placeholder's claimant: `already_completed`
+   * when the placeholder is final or held by another; `operation_completed` when the operation ended (G5),
+   * read in the same transaction as the write.
+   */
+  publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DeferredPublishOutcome>;
 }
 export const RUNTIME_STORE = Symbol('nest-agent-hooks:RuntimeStore');

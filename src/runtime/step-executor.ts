@@ -25,7 +25,17 @@ import { CallRouter, type CallRoute } from './call-router.js';
 import { Compactor } from './compactor.js';
 import { addUsage, toChat } from './conversation.js';
 import { isHumanRejection, rejectionReceipt, unknownOutcomeReceipt } from './intervention-receipts.js';
-import { TOOL_CATALOG, ToolError, type ToolCatalog } from './tools/tool-types.js';
+import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition, type ToolOffer } from './tools/tool-types.js';
+
+/** A call's route in this step: the router's, or `unavailable` for a tool the agent was not offered (G1). */
+type StepRoute = CallRoute | 'unavailable';
+
+/** Tool call ids are stored in 255-character columns and sent back to providers: printable ASCII only. */
+const USABLE_CALL_ID = /^[\x21-\x7e]{1,128}$/;
+
+function usableCallId(id: unknown): id is string {
+  return typeof id === 'string' && USABLE_CALL_ID.test(id);
+}
 
 export interface StepInput {
   operationId: string;
@@ -69,6 +79,8 @@ export class StepExecutor {
     if (agent.limits.maxCostUsd !== undefined && operation.usage.costUsd >= agent.limits.maxCostUsd) return { terminal: 'cost_limit' };
 
     await this.restoreCallerHooks(operationId);
+    // G1: what this agent's model is offered now — the one lookup every call of the step goes through.
+    const offer = await this.catalog.offer(agent.tools, operation.clientTools);
     const messages = await this.store.messages(operationId);
     const userId = runContext.userId;
     const base = (): Omit<AgentEventBase, 'type'> => agentEventBase({ ...operation, operationId, ...(userId ? { userId } : {}) });
@@ -79,14 +91,15 @@ export class StepExecutor {
       operation = await this.compactor.compactIfNeeded({ operation, messages, agent, base: base(), dispatchOptions, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
       const response = await agent.model.complete({
         messages: toChat(messages, agent, operation.compaction),
-        tools: (await this.catalog.toolsFor(agent.tools)).map(({ identifier, apiName, description, parameters }) => ({ identifier, apiName, description, parameters })),
+        tools: offer.tools.map(({ identifier, apiName, description, parameters }) => ({ identifier, apiName, description, parameters })),
         prompt: messages.find((m) => m.role === 'user')?.content ?? '',
         turn: messages.filter((m) => m.role === 'assistant').length,
         lastToolResult: messages.findLast((m) => m.role === 'tool')?.content ?? '',
         signal,
         purpose: 'step',
       });
-      const toolCalls = response.toolCalls.map((call) => ({ ...call, id: call.id || `call_${randomUUID()}` }));
+      // A provider's id is kept when it fits the id columns; an empty, over-long or odd one is replaced.
+      const toolCalls = response.toolCalls.map((call) => ({ ...call, id: usableCallId(call.id) ? call.id : `call_${randomUUID()}` }));
       const committed = await commit(
         operationId,
         operation.version,
@@ -100,8 +113,8 @@ export class StepExecutor {
 
     const calls = assistant.toolCalls ?? [];
     const published = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
-    const { routes, agentCalls } = await this.routesOf(agent, calls);
-    const interventions = routes.some((r) => r !== 'run') || agentCalls.some(Boolean) ? byToolCall(await this.store.interventions(operationId)) : NO_INTERVENTIONS;
+    const { routes, tools, agentCalls } = this.routesOf(agent, calls, offer);
+    const interventions = routes.some((r) => r === 'approval' || r === 'deferred') || agentCalls.some(Boolean) ? byToolCall(await this.store.interventions(operationId)) : NO_INTERVENTIONS;
     let awaitingDeferred = false;
     for (const [callIndex, call] of calls.entries()) {
       if (published.has(call.id)) continue; // already published before a restart or a pause
@@ -118,8 +131,13 @@ export class StepExecutor {
         call,
         runContext,
         signal,
+        ...(tools[callIndex] ? { tool: tools[callIndex] } : {}),
       };
       const route = routes[callIndex]!;
+      if (route === 'unavailable') {
+        operation = await this.publish(operation, (await this.tools.unavailable(input)).message, leaseOwner);
+        continue;
+      }
       const item = interventions.get(call.id);
       if (route === 'approval') {
         if (!item || item.status === 'pending') {
@@ -201,7 +219,7 @@ export class StepExecutor {
     stepIndex: number,
     calls: readonly ModelToolCall[],
     from: number,
-    routes: readonly CallRoute[],
+    routes: readonly StepRoute[],
     published: ReadonlySet<string | undefined>,
     interventions: ReadonlyMap<string, StoredIntervention>,
     base: () => Omit<AgentEventBase, 'type'>,
@@ -222,11 +240,20 @@ export class StepExecutor {
     return this.store.pause(operationId);
   }
 
-  private async routesOf(agent: ResolvedAgent, calls: readonly ModelToolCall[]): Promise<{ routes: CallRoute[]; agentCalls: boolean[] }> {
-    // The tool decides too (`requiresApproval`, `deferred`, the built-in sub-agent tool), not only the agent's rules.
-    const tools = await Promise.all(calls.map((call) => this.catalog.find(call.identifier, call.apiName)));
+  /**
+   * Each call's offered tool and route. A call the offer does not know is `unavailable` (G1): the agent's
+   * `approval` / `deferred` rules never see it. Otherwise the tool decides too (`requiresApproval`,
+   * `deferred`, client tools, the built-in sub-agent tool), not only the agent's rules.
+   */
+  private routesOf(
+    agent: ResolvedAgent,
+    calls: readonly ModelToolCall[],
+    offer: ToolOffer,
+  ): { routes: StepRoute[]; tools: (ToolDefinition | undefined)[]; agentCalls: boolean[] } {
+    const tools = calls.map((call) => offer.get(call.identifier, call.apiName));
     return {
-      routes: calls.map((call, i) => this.router.route(agent, tools[i], call)),
+      routes: calls.map((call, i) => (tools[i] ? this.router.route(agent, tools[i], call) : 'unavailable')),
+      tools,
       agentCalls: tools.map((tool) => isAgentCall(tool)),
     };
   }
@@ -304,7 +331,8 @@ export class StepExecutor {
     if (stored.length === 0) return;
     this.registry.register(
       operationId,
-      stored.map((hook) => ({ id: hook.hookId, type: hook.type as AgentHookPoint, webhook: hook.webhook, ...(hook.matcher ? { matcher: hook.matcher } : {}) })),
+      // `'*'` matches every tool, so dropping it changes nothing; rows stored before W5 refused it on non-tool points still restore.
+      stored.map((hook) => ({ id: hook.hookId, type: hook.type as AgentHookPoint, webhook: hook.webhook, ...(hook.matcher && hook.matcher !== '*' ? { matcher: hook.matcher } : {}) })),
     );
   }
 

@@ -16,6 +16,10 @@ import type { ModelToolCall } from './models/chat-model.js';
 import type { NewMessage } from './runtime-store.port.js';
 import { buildToolCallHookContext, buildToolRequestContext, toolCallContext, toolResultContext } from './tools/tool-context.builder.js';
 import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
+import { storableNamePart, TOOL_NOT_AVAILABLE, unavailableToolContent } from './tools/unavailable-tool.js';
+
+/** The timeline's hook id for the runtime's own tool-access verdict (G1). */
+export const RUNTIME_TOOL_ACCESS_HOOK_ID = 'runtime:tool-access';
 
 export interface ToolCallInput {
   operationId: string;
@@ -29,6 +33,8 @@ export interface ToolCallInput {
   call: ModelToolCall;
   runContext: RunContext;
   signal: AbortSignal;
+  /** The offered tool of this call (G1), found once by the step; a call without one never runs. */
+  tool?: ToolDefinition;
 }
 
 /** What one call needs through its chain, built once. */
@@ -67,8 +73,7 @@ export class ToolCallRunner {
   async run(input: ToolCallInput, options: { handOut: true }): Promise<ToolCallOutcome | HandedOut>;
   async run(input: ToolCallInput): Promise<ToolCallOutcome>;
   async run(input: ToolCallInput, options: { handOut?: boolean } = {}): Promise<ToolCallOutcome | HandedOut> {
-    const { call, operationId, runContext, signal } = input;
-    const tool = await this.catalog.find(call.identifier, call.apiName);
+    const { call, operationId, runContext, signal, tool } = input;
     const chain = this.chainOf(input, tool);
     const { request, context, base, dispatchOptions } = chain;
 
@@ -83,7 +88,19 @@ export class ToolCallRunner {
       await this.dispatcher.dispatch('afterToolCall', { ...base, ...context, type: 'afterToolCall', result: denied, mocked: false }, dispatchOptions);
       return this.outcome(input, denied.content, gate.verdict);
     }
-    if (options.handOut && gate.mock === null) return HANDED_OUT;
+    if (options.handOut && gate.mock === null) {
+      // The outside executor gets only calls its tool's schema accepts (a sub-agent call reports its own).
+      if (tool && tool.source !== 'agent' && call.invalidArgs === undefined) {
+        try {
+          this.catalog.checkArguments(tool, call.args);
+        } catch (error) {
+          if (!(error instanceof ToolError)) throw error;
+          await this.reportFailure(chain, 0, { type: error.errorType, message: error.message, code: error.code });
+          return { message: this.toolMessage(input, `Error: ${error.message}`), success: false };
+        }
+      }
+      return HANDED_OUT;
+    }
 
     // 3. execution, unless mocked
     const started = performance.now();
@@ -105,6 +122,24 @@ export class ToolCallRunner {
   }
 
   /**
+   * A call to a tool the agent was not offered (SPEC G1): nothing of the tool chain runs — no before-hook
+   * can mock or allow it, it is never executed, held or handed out. `on_tool_error` and `onToolCallError`
+   * report it with the type `tool_not_available`, the timeline shows the runtime's verdict, and the
+   * returned error is published like any tool error: the run goes on.
+   */
+  async unavailable(input: ToolCallInput): Promise<ToolCallOutcome> {
+    const identifier = storableNamePart(input.call.identifier);
+    const apiName = storableNamePart(input.call.apiName);
+    const named: ToolCallInput = { ...input, call: { ...input.call, identifier, apiName } };
+    const { tool: _tool, ...withoutTool } = named;
+    const chain = this.chainOf(withoutTool, undefined);
+    const content = unavailableToolContent(identifier, apiName);
+    this.dispatcher.recordRuntimeVerdict('beforeToolCall', input.operationId, RUNTIME_TOOL_ACCESS_HOOK_ID, 'denied', TOOL_NOT_AVAILABLE);
+    await this.reportFailure(chain, 0, { type: TOOL_NOT_AVAILABLE, message: content.slice('Error: '.length), code: TOOL_NOT_AVAILABLE });
+    return { message: this.toolMessage(named, content, { error: { type: TOOL_NOT_AVAILABLE } }), success: false };
+  }
+
+  /**
    * A deferred result arrives (`completeDeferred`, L4, P3, P4): the hooks that follow an execution run
    * now — the original caller hooks and the current environment hooks — and their verdict decides what
    * the caller publishes. A failed result is reported (`on_tool_error`, `onToolCallError`) and, unlike an
@@ -113,7 +148,7 @@ export class ToolCallRunner {
    * configured after-control then fails closed.
    */
   async completeDeferred(input: ToolCallInput, result: ToolResult, reconstructed: boolean): Promise<ToolCallOutcome> {
-    const tool = await this.catalog.find(input.call.identifier, input.call.apiName);
+    const tool = input.tool ?? (await this.catalog.find(input.call.identifier, input.call.apiName));
     const chain = this.chainOf(input, tool);
     if (!reconstructed && this.dispatcher.hasHooks('afterToolCall', input.operationId)) {
       const verdict: DeniedVerdict = { outcome: 'control_error', phase: 'afterToolCall', hookId: 'runtime', reason: 'hook_control_error', error: 'hook_control_error', errorCode: 'call_not_reconstructed' };

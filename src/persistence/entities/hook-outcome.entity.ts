@@ -5,8 +5,7 @@
  * operation's rows read back in the order its hooks ran.
  */
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { HookOutcome } from '../../hooks/hook-outcome.js';
-import type { HookSource } from '../../hooks/registered-hook.js';
+import type { HookOutcome, TimelineSource } from '../../hooks/hook-outcome.js';
 import { doubleColumn, idColumn, nameColumn, timestampColumn, wordColumn } from '../columns.js';
 
 @Entity({ name: 'agent_hooks_hook_outcomes' })
@@ -37,7 +36,7 @@ export class HookOutcomeEntity {
   hookId!: string;
 
   @Column(wordColumn('source'))
-  source!: HookSource;
+  source!: TimelineSource;
 
   @Column(wordColumn('outcome'))
   outcome!: HookOutcome;

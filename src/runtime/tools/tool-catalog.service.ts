@@ -14,8 +14,10 @@ import { McpServersService } from './mcp-servers.service.js';
 import { compileToolPattern } from './tool-pattern.js';
 import { toToolResult } from './tool-result.js';
 import { ToolConfigurationError } from './tool-errors.js';
-import { ToolError, type ToolCatalog, type ToolDefinition, type ToolInvocation } from './tool-types.js';
-import { DEFAULT_TOOL_TIMEOUT_MS, TOOLS_OPTIONS, type ToolsOptions } from './tools.options.js';
+import { ToolError, type ToolCatalog, type ToolDefinition, type ToolInvocation, type ToolOffer } from './tool-types.js';
+import { CLIENT_TOOLS, DEFAULT_TOOL_TIMEOUT_MS, TOOLS_OPTIONS, type ClientToolsConfig, type ToolsOptions } from './tools.options.js';
+import { clientToolDefinition, InvalidClientToolsError, validateClientTools, type ClientToolDeclaration } from './client-tools.js';
+import { OfferedTools } from './offered-tools.js';
 
 /** Accepts any object: the parameters of an MCP tool whose server has not answered yet. */
 const ANY_OBJECT: Record<string, unknown> = Object.freeze({ type: 'object' });
@@ -24,18 +26,29 @@ const ANY_OBJECT: Record<string, unknown> = Object.freeze({ type: 'object' });
 export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
   private readonly logger = new Logger('AgentHooks:Tools');
   private readonly defaultTimeoutMs: number;
+  /** The configured client tools (`clientTools:` of agents.yaml), by name. */
+  private readonly configuredClientTools: ReadonlyMap<string, ToolDefinition>;
 
   constructor(
     private readonly local: LocalToolRegistry,
     private readonly mcp: McpServersService,
     private readonly validator: ArgumentValidator,
     @Optional() @Inject(TOOLS_OPTIONS) options?: ToolsOptions,
+    @Optional() @Inject(CLIENT_TOOLS) clientTools?: ClientToolsConfig,
   ) {
     this.defaultTimeoutMs = options?.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    this.configuredClientTools = new Map((clientTools ?? []).map((declaration) => [nameOf(declaration), clientToolDefinition(declaration)]));
   }
 
-  /** A local tool named like an MCP server would be shadowed for some calls and not others: refuse it. */
+  /**
+   * A local tool named like an MCP server would be shadowed for some calls and not others: refuse it. A
+   * configured client tool may not take the name of a tool that runs here either.
+   */
   onApplicationBootstrap(): void {
+    for (const tool of this.configuredClientTools.values()) {
+      const conflict = this.clientToolConflict(tool);
+      if (conflict) throw new ToolConfigurationError(`clientTools.${nameOf(tool)}: the name is taken by ${conflict}`);
+    }
     for (const tool of this.local.all()) {
       if (tool.definition.identifier === AGENT_CALL_IDENTIFIER && tool.definition.apiName === AGENT_CALL_API_NAME) {
         throw new ToolConfigurationError(`@Tool on ${tool.origin}: ${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME} is the built-in sub-agent tool`);
@@ -44,6 +57,57 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
         throw new ToolConfigurationError(`@Tool on ${tool.origin}: identifier ${tool.definition.identifier} is also the id of a configured MCP server`);
       }
     }
+  }
+
+  /**
+   * Why a client tool may not have this name — it is a local tool, under an MCP server's id, or the
+   * built-in — or undefined. A client tool never shadows a tool that runs here.
+   */
+  clientToolConflict(tool: Pick<ClientToolDeclaration, 'identifier' | 'apiName'>): string | undefined {
+    if (tool.identifier === AGENT_CALL_IDENTIFIER) return 'the built-in sub-agent tool';
+    if (this.local.get(tool.identifier, tool.apiName)) return 'a local @Tool';
+    if (this.mcp.has(tool.identifier)) return 'a configured MCP server';
+    return undefined;
+  }
+
+  declareClientTools(value: unknown, field = 'clientTools'): ClientToolDeclaration[] {
+    const declared = validateClientTools(value, field, (schema) => this.validator.compileStrict(schema));
+    declared.forEach((tool, index) => {
+      const conflict = this.clientToolConflict(tool) ?? (this.configuredClientTools.has(nameOf(tool)) ? 'a configured client tool' : undefined);
+      if (conflict) throw new InvalidClientToolsError(`${field}[${index}]: the name is taken by ${conflict}`);
+    });
+    return declared;
+  }
+
+  /**
+   * G1: what an agent's `tools:` offers its model — local tools, MCP tools, the built-in it names, and the
+   * client tools (configured and the operation's own) its globs select. While a selected MCP server cannot
+   * be reached its tools are unknown: a call to a name the same entries select gets a placeholder, whose
+   * execution asks the server again (and fails `not_found` if it has no such tool).
+   */
+  async offer(patterns: readonly string[], clientTools: readonly ClientToolDeclaration[] = []): Promise<ToolOffer> {
+    const offered = new OfferedTools();
+    const clients = [...this.configuredClientTools.values(), ...clientTools.filter((tool) => !this.configuredClientTools.has(nameOf(tool))).map(clientToolDefinition)];
+    for (const source of patterns) {
+      const pattern = compileToolPattern(source);
+      if (pattern.kind === 'mcp') {
+        if (!this.mcp.has(pattern.serverId)) continue;
+        const listed = await this.listMcp(pattern.serverId);
+        if (listed) for (const tool of listed) offered.add(tool);
+        else offered.addUnreachable(pattern.serverId, () => true, placeholder);
+        continue;
+      }
+      if (source.startsWith(`${AGENT_CALL_IDENTIFIER}/`) && pattern.matches(`${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME}`)) offered.add(AGENT_CALL_TOOL);
+      for (const tool of this.local.all()) if (pattern.matches(nameOf(tool.definition))) offered.add(tool.definition);
+      const servers = this.mcp.serverIds().filter((id) => pattern.mayMatchIdentifier(id));
+      const listed = await Promise.all(servers.map((id) => this.listMcp(id)));
+      listed.forEach((tools, i) => {
+        if (tools) for (const tool of tools) if (pattern.matches(nameOf(tool))) offered.add(tool);
+        if (!tools) offered.addUnreachable(servers[i]!, (name) => pattern.matches(name), placeholder);
+      });
+      for (const tool of clients) if (pattern.matches(nameOf(tool))) offered.add(tool);
+    }
+    return offered;
   }
 
   async toolsFor(patterns: readonly string[]): Promise<ToolDefinition[]> {
@@ -81,6 +145,8 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     if (identifier === AGENT_CALL_IDENTIFIER && apiName === AGENT_CALL_API_NAME) return AGENT_CALL_TOOL;
     const local = this.local.get(identifier, apiName);
     if (local) return local.definition;
+    const client = this.configuredClientTools.get(`${identifier}/${apiName}`);
+    if (client) return client;
     if (!this.mcp.has(identifier)) return undefined;
     try {
       return (await this.mcp.tools(identifier)).find((tool) => tool.apiName === apiName);
@@ -92,6 +158,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
 
   async execute(tool: ToolDefinition, args: Record<string, unknown>, invocation: ToolInvocation): Promise<ToolResult> {
     if (tool.source === 'agent') throw new ToolError('not_found', `${tool.identifier}/${tool.apiName} starts a sub-agent and is run by the step executor`);
+    if (tool.source === 'client') throw new ToolError('not_found', `${tool.identifier}/${tool.apiName} is a client tool: an outside executor runs it`);
     const toolName = `${tool.identifier}/${tool.apiName}`;
     const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
     const started = performance.now();
@@ -147,10 +214,15 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
 
   /** MCP tools of a server, or none while it is unavailable (logged once by the connection). */
   private async mcpTools(serverId: string): Promise<ToolDefinition[]> {
+    return (await this.listMcp(serverId)) ?? [];
+  }
+
+  /** MCP tools of a server, or undefined while it is unavailable. */
+  private async listMcp(serverId: string): Promise<ToolDefinition[] | undefined> {
     try {
       return await this.mcp.tools(serverId);
     } catch (error) {
-      if (error instanceof ToolError) return [];
+      if (error instanceof ToolError) return undefined;
       throw error;
     }
   }
@@ -167,6 +239,10 @@ function placeholder(serverId: string, apiName: string): ToolDefinition {
     source: 'mcp' as const,
     serverId,
   });
+}
+
+function nameOf(tool: Pick<ToolDefinition, 'identifier' | 'apiName'>): string {
+  return `${tool.identifier}/${tool.apiName}`;
 }
 
 function messageOf(error: unknown): string {

@@ -1,8 +1,13 @@
 /** Injection tokens and options of the tools room; the runtime provides them from its config. */
+import type { ClientToolDeclaration } from './client-tools.js';
 
 /** `mcpServers` of `config/agents.yaml` (DESIGN §8): `{ [serverId]: { url } }`. */
 export type McpServersConfig = Readonly<Record<string, { readonly url: string }>>;
 export const MCP_SERVERS = Symbol('nest-agent-hooks:McpServers');
+
+/** `clientTools` of `config/agents.yaml` (DESIGN §8): tools an outside executor runs, always deferred. */
+export type ClientToolsConfig = readonly ClientToolDeclaration[];
+export const CLIENT_TOOLS = Symbol('nest-agent-hooks:ClientTools');
 
 export interface ToolsOptions {
   /** Timeout of a tool without its own `timeoutMs` (every MCP tool); default 30 000 ms. */

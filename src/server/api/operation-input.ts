@@ -6,10 +6,17 @@ import type { AgentHook, AgentHookWebhook } from '../../hooks/agent-hook.js';
 import { RunContext } from '../../hooks/contexts.js';
 import type { AgentHookPoint } from '../../hooks/hook-points.js';
 import type { ExecAgentInput } from '../../runtime/agent-runtime.js';
+import type { ClientToolDeclaration } from '../../runtime/tools/client-tools.js';
 import type { Caller } from './caller.js';
 import type { CreateOperationBody } from './request-bodies.js';
 
-export function execAgentInput(body: CreateOperationBody, caller: Caller, idempotencyKey: string | undefined): ExecAgentInput {
+export function execAgentInput(
+  body: CreateOperationBody,
+  caller: Caller,
+  idempotencyKey: string | undefined,
+  /** G8: the request body's digest, stored with the key. */
+  idempotencyDigest?: string,
+): ExecAgentInput {
   const hooks: AgentHook[] = (body.hooks ?? []).map((hook) => ({
     id: hook.id,
     type: hook.type as AgentHookPoint,
@@ -30,6 +37,8 @@ export function execAgentInput(body: CreateOperationBody, caller: Caller, idempo
     ...(hooks.length > 0 ? { hooks } : {}),
     context,
     ownerId: caller.ownerId,
-    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey, ...(idempotencyDigest !== undefined ? { idempotencyDigest } : {}) } : {}),
+    // Still untrusted: `execAgent` validates the declarations (and refuses taken names) before storing them.
+    ...(body.clientTools !== undefined ? { clientTools: body.clientTools as ClientToolDeclaration[] } : {}),
   };
 }

@@ -34,10 +34,12 @@ models:
     script:
       - toolCalls: [ { identifier: browser, apiName: open, args: { url: "https://example.com" } } ]
       - content: "page: {{lastToolResult}}"
+clientTools:
+  browser/open: { description: "opens a page (run by the client)", parameters: { type: object, properties: { url: { type: string } } } }
 agents:
   plain: { model: plain, tools: [ "clock/*" ] }
   approver: { model: plain, tools: [ "clock/*" ], approval: [ "^clock/" ] }
-  deferrer: { model: browsing, tools: [ "clock/*" ], deferred: [ "^browser/" ] }
+  deferrer: { model: browsing, tools: [ "clock/*", "browser/*" ] }
 `;
 
 /** `npm run test:soak` sets AGENT_HOOKS_SOAK=1: 200 operations, three workers, two kills. */

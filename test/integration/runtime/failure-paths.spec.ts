@@ -101,16 +101,17 @@ const TOOL_ERROR_ORDER = ['before_tool_call', 'beforeToolCall', 'on_tool_error',
 const TOOL_POINTS = ['before_tool_call', 'beforeToolCall', 'transform_tool_result', 'afterToolCall', 'after_tool_call', 'on_tool_error', 'onToolCallError'] as const;
 
 describe('tool failures give the model an error result and fire on_tool_error + onToolCallError (DESIGN §3 step 4)', () => {
-  it('an unknown tool: not found, the model sees the error, the run goes on to done', async () => {
+  it('G1: an unknown tool is tool_not_available, the model sees the error, the run goes on to done', async () => {
     const result = await app.runtime.run('use a ghost', { agentId: 'ghoster' });
     expect(result.reason).toBe('done');
-    expect(pointsOf(app.events, result.operationId, TOOL_POINTS)).toEqual(TOOL_ERROR_ORDER);
+    // Nothing of the tool chain runs for a tool the agent was not offered: only the two error reports.
+    expect(pointsOf(app.events, result.operationId, TOOL_POINTS)).toEqual(['on_tool_error', 'onToolCallError']);
     const { engine, agent } = toolErrorOf(result.operationId);
-    expect(engine).toMatchObject({ identifier: 'ghost', apiName: 'missing', status: 'error' });
-    expect(agent.error).toMatchObject({ code: 'not_found' });
+    expect(engine).toMatchObject({ identifier: 'ghost', apiName: 'missing', status: 'error', error: { type: 'tool_not_available' } });
+    expect(agent.error).toMatchObject({ type: 'tool_not_available', code: 'tool_not_available' });
     const tool = (await app.store.messages(result.operationId)).find((m) => m.role === 'tool')!;
-    expect(tool).toMatchObject({ identifier: 'ghost', apiName: 'missing' });
-    expect(tool.content).toMatch(/^Error: .*unknown tool ghost\/missing/);
+    expect(tool).toMatchObject({ identifier: 'ghost', apiName: 'missing', state: { error: { type: 'tool_not_available' } } });
+    expect(tool.content).toMatch(/^Error: .*ghost\/missing.*not available/);
     expect(result.content).toBe(`saw: ${tool.content}`);
   });
 

@@ -70,6 +70,8 @@ models:
     script:
       - toolCalls: [ { identifier: payments, apiName: refund, args: {} }, { identifier: device, apiName: photo, args: {} } ]
       - content: "{{lastToolResult}}"
+clientTools:
+  browser/open: { description: "opens a page (run by the client)", parameters: { type: object, properties: { url: { type: string } } } }
 agents:
   decorated: { model: decorated, tools: [ "payments/*", "device/*" ] }
   boss: { model: delegatingWrite, tools: [ "agents/call" ] }
@@ -80,7 +82,7 @@ agents:
   helper: { model: telling, tools: [ "clock/*" ] }
   writer: { model: writer, tools: [ "fs/*", "clock/*" ], approval: [ "^fs/write" ] }
   batch: { model: twoWrites, tools: [ "fs/*", "clock/*" ], approval: [ "^fs/write" ] }
-  browser: { model: browsing, tools: [ "browser/*" ], deferred: [ "^browser/" ] }
+  browser: { model: browsing, tools: [ "browser/*" ] }
   compacting: { model: chatty, tools: [ "clock/*" ], limits: { compactAtTokens: 20 } }
 `;
 
@@ -108,11 +110,6 @@ export class Runtime2Tools {
 
   @Tool({ identifier: 'device', apiName: 'photo', description: 'takes a photo on the device', parameters: { type: 'object', properties: {} }, deferred: true })
   photo(): string {
-    throw new Error('a deferred tool is never run by the runtime');
-  }
-
-  @Tool({ identifier: 'browser', apiName: 'open', description: 'opens a page (run by the client)', parameters: { type: 'object', properties: { url: { type: 'string' } } } })
-  open(): string {
     throw new Error('a deferred tool is never run by the runtime');
   }
 }
