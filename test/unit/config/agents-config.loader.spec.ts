@@ -397,3 +397,29 @@ agents:
     expect(error.message).not.toContain(SECRET);
   });
 });
+
+describe('agents.yaml loader: clientTools (DESIGN §8, SPEC G1)', () => {
+  // Appended after VALID's last line (23): `clientTools:` is line 24, its first entry line 25.
+  const withClientTools = (entry: string) => `${VALID}clientTools:\n${entry}\n`;
+
+  it('G1: declared client tools are parsed with their description and schema', () => {
+    const config = parseAgentsConfig(withClientTools('  browser/open: { description: "Open a page", parameters: { type: object, properties: { url: { type: string } } } }'), FILE);
+    expect(config.clientTools).toEqual({ 'browser/open': { description: 'Open a page', parameters: { type: 'object', properties: { url: { type: 'string' } } } } });
+  });
+
+  it('G1: a client tool key that is not identifier/apiName is an error with file, line and key', () => {
+    const error = rejection(withClientTools('  browser: { description: "x", parameters: { type: object } }'));
+    expect(error.issues[0]).toMatchObject({ line: 25, path: 'clientTools.browser' });
+    expect(error.issues[0]!.message).toContain('identifier/apiName');
+  });
+
+  it('G1: a client tool schema that is not an object schema, or not valid, names the key and never the value', () => {
+    single(withClientTools(`  browser/open: { description: "x", parameters: { type: string, default: "${SECRET}" } }`), 25, 'clientTools["browser/open"].parameters', 'must be an object schema');
+    single(withClientTools(`  browser/open: { description: "x", parameters: { type: object, properties: { url: { type: "${SECRET}" } } } }`), 25, 'clientTools["browser/open"].parameters', 'is not a valid JSON Schema');
+  });
+
+  it('G1: a client tool entry with an unknown key is an error', () => {
+    const error = rejection(withClientTools('  browser/open: { description: "x", parameters: { type: object }, deferred: true }'));
+    expect(error.issues[0]).toMatchObject({ line: 25, path: 'clientTools["browser/open"].deferred' });
+  });
+});
