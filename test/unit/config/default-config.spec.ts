@@ -14,8 +14,11 @@ describe('config/agents.yaml (the offline quickstart)', () => {
   it('loads: system quickstart, scripted models only, no MCP server, an assistant with limits', async () => {
     const config = await loadAgentsConfig(FILE);
     expect(config.system).toBe('quickstart');
-    // `default` plays the clock conversation; `timekeeper` asks to set the clock, which the quickstart policy denies.
-    expect(Object.keys(config.models)).toEqual(['default', 'timekeeper']);
+    // `default` plays the clock conversation; `timekeeper` asks to set the clock, which the quickstart policy
+    // denies; `navigator` asks the user's browser (a declared client tool, G1) to open a page.
+    expect(Object.keys(config.models)).toEqual(['default', 'timekeeper', 'navigator']);
+    expect(Object.keys(config.clientTools)).toEqual(['browser/open']);
+    expect(config.agents.navigator?.tools).toEqual(['browser/open']);
     for (const model of Object.values(config.models)) expect(model.provider).toBe('scripted');
     expect(config.mcpServers).toEqual({});
     // The quickstart registers its illustrative hooks through plugins.toml.
