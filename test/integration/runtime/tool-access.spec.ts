@@ -261,7 +261,7 @@ describe('G1 tool access', () => {
     expectUnavailable(app, operationId, refused, 'files/delete');
   });
 
-  it('G1: a 3,000-character name from an OpenAI-compatible model is tool_not_available, and the model is offered only its tools', async () => {
+  it('G1: 3,000-character and odd names (../, NUL, unicode) from an OpenAI-compatible model are tool_not_available; the model is offered only its tools', async () => {
     const app = sqlite();
     llm.handle((call: RecordedCall, res) => {
       const tool = (call.body.messages as Array<{ role: string; content: string }>).findLast((m) => m.role === 'tool');
@@ -274,6 +274,11 @@ describe('G1 tool access', () => {
           tool_calls: [
             { id: 'call_long', type: 'function', function: { name: 'y'.repeat(3_000), arguments: '{}' } },
             { id: 'call_delete', type: 'function', function: { name: 'files__delete', arguments: '{"path":"/etc"}' } },
+            { id: 'call_dots', type: 'function', function: { name: '../../etc/passwd', arguments: '{}' } },
+            { id: 'call_nul', type: 'function', function: { name: 'files__re\u0000ad', arguments: '{}' } },
+            { id: 'call_unicode', type: 'function', function: { name: 'файлы__читать😀', arguments: '{}' } },
+            // An id no column or provider should hold: replaced by one of ours.
+            { id: 'id\u0000'.repeat(100), type: 'function', function: { name: 'files__write', arguments: '{}' } },
           ],
         }),
       );
@@ -283,10 +288,15 @@ describe('G1 tool access', () => {
     expect(executions.delete).toBe(0);
     const offered = (llm.calls[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
     expect(offered).toEqual(['files__read']);
-    const [long, deleted] = await toolMessages(app, result.operationId);
+    const [long, deleted, dots, nul, unicode, oddId] = await toolMessages(app, result.operationId);
     expect(long!.content.length).toBeLessThan(300);
     expect(long!.state).toEqual({ error: { type: 'tool_not_available' } });
     expectUnavailable(app, result.operationId, deleted, 'files/delete');
+    for (const message of [dots, nul, unicode, oddId]) expect(message!.state).toEqual({ error: { type: 'tool_not_available' } });
+    expect(nul!.content).not.toContain('\u0000');
+    expect(unicode).toMatchObject({ identifier: 'файлы', apiName: 'читать😀' });
+    expect(oddId!.toolCallId).toMatch(/^call_[0-9a-f-]{36}$/);
+    expect(executions.write + executions.read).toBe(0);
   });
 
   it.each(['sqlite', 'postgres'] as const)('G1, G6: long and odd model-emitted names are tool_not_available on %s (never a failed operation)', async (driver) => {
