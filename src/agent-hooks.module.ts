@@ -13,6 +13,9 @@ import { CALLER_HOOK_VALIDATOR, ENVIRONMENT_HOOK_SOURCE, HOOK_OUTCOME_SINK, WEBH
 import { HookReadinessWatcher } from './hooks/hook-readiness.watcher.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { AGENTS_CONFIG_PROVIDERS } from './config/agents-config.provider.js';
+import { EnvironmentSettingsCheck } from './config/environment/environment-settings.check.js';
+import { ModelVariablesCheck } from './config/model-variables.check.js';
+import { ToolEntriesCheck } from './config/tool-entries.check.js';
 import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from './persistence/step-commit.store.js';
 import { TimelineSink } from './persistence/timeline-sink.js';
@@ -37,6 +40,8 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
 @Module({
   imports: [DiscoveryModule],
   providers: [
+    // A malformed webhook or queue setting fails init (G7).
+    EnvironmentSettingsCheck,
     HookMetadataAccessor,
     HookRegistry,
     HookDispatcher,
@@ -60,6 +65,9 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     },
     // The runtime: agents from config, tools (local + MCP), persistence opened on first use.
     ...AGENTS_CONFIG_PROVIDERS,
+    // G7: unset model variables are warned about at init; tools entries that select nothing fail bootstrap.
+    ModelVariablesCheck,
+    ToolEntriesCheck,
     ...TOOLS_PROVIDERS,
     RuntimeDatabase,
     // No failpoints outside tests; a test overrides this provider to fail a commit between two writes.

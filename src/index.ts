@@ -103,15 +103,19 @@ export {
   UnknownInterventionError,
   InterventionNotPendingError,
   AlreadyCompletedError,
+  OperationCompletedError,
   SubAgentDepthError,
 } from './runtime/runtime-errors.js';
 export { Tool, TOOL_METADATA } from './runtime/tools/tool.decorator.js';
 export type { ToolOptions } from './runtime/tools/tool.decorator.js';
 export type { LocalToolContext } from './runtime/tools/local-tool.js';
 export { ToolError, TOOL_CATALOG } from './runtime/tools/tool-types.js';
-export type { ToolCatalog, ToolDefinition, ToolInvocation } from './runtime/tools/tool-types.js';
-export { MCP_SERVERS, TOOLS_OPTIONS } from './runtime/tools/tools.options.js';
-export type { McpServersConfig, ToolsOptions } from './runtime/tools/tools.options.js';
+export type { ToolCatalog, ToolDefinition, ToolInvocation, ToolOffer } from './runtime/tools/tool-types.js';
+export { MCP_SERVERS, TOOLS_OPTIONS, CLIENT_TOOLS } from './runtime/tools/tools.options.js';
+export type { McpServersConfig, ToolsOptions, ClientToolsConfig } from './runtime/tools/tools.options.js';
+export { InvalidClientToolsError, CLIENT_TOOL_LIMITS } from './runtime/tools/client-tools.js';
+export type { ClientToolDeclaration } from './runtime/tools/client-tools.js';
+export { TOOL_NOT_AVAILABLE } from './runtime/tools/unavailable-tool.js';
 export { buildToolCallHookContext } from './runtime/tools/tool-context.builder.js';
 export { ModelError } from './runtime/models/chat-model.js';
 export type { ChatModel, ChatMessage, ChatRequest, ChatResponse, ChatUsage, ModelToolCall, ModelToolSpec } from './runtime/models/chat-model.js';
@@ -127,6 +131,8 @@ export type { RuntimeStore, StoredOperation, StoredMessage, StoredCallerHook, St
 export { loadAgentsConfig, loadAgentsConfigSync, parseAgentsConfig } from './config/agents-config.loader.js';
 export type { AgentsConfig } from './config/agents-config.js';
 export { AgentsConfigError } from './config/config-error.js';
+export { EnvironmentSettingError } from './config/environment/environment-setting-error.js';
+export type { SettingProblem } from './config/environment/environment-setting-error.js';
 
 // Persistence (DESIGN §5): for host apps running our migrations in their own pipeline
 export { AGENT_HOOKS_ENTITIES } from './persistence/agent-hooks-entities.js';

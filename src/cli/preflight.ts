@@ -4,7 +4,7 @@
  * boot (their errors carry the same `configuration` code).
  */
 import { loadAgentsConfig } from '../config/agents-config.loader.js';
-import { redisConnection } from '../queue/queue-connection.js';
+import { redisProblem } from '../config/environment/module-settings.js';
 import { UsageError } from './cli-options.js';
 
 /** The config loads (schema, references, secret scan); throws `AgentsConfigError` naming file, line and key. */
@@ -17,5 +17,7 @@ export function checkQueueSettings(database: string, redis: string): void {
   if (!/^postgres(ql)?:\/\//i.test(database)) {
     throw new UsageError('queue mode needs the shared PostgreSQL database of every server and worker: --database postgres://…');
   }
-  redisConnection(redis); // throws QueueConfigurationError (exit 2) naming what is wrong, never the URL
+  // The URL comes from --redis or REDIS_URL: name both, never the URL (G7).
+  const problem = redisProblem(redis);
+  if (problem !== undefined) throw new UsageError(`REDIS_URL or --redis: ${problem}`);
 }

@@ -9,6 +9,9 @@ import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { ModelConfig } from '../runtime/models/model-config.js';
 import { toolPatternProblem } from './tool-patterns.js';
+import { PatternBudget, patternLimitProblem } from '../hooks/pattern-budget.js';
+import { ArgumentValidator } from '../runtime/tools/argument-validator.js';
+import { CLIENT_TOOL_LIMITS } from '../runtime/tools/client-tools.js';
 
 /** Ids of models, agents and MCP servers: they appear in URLs, tool identifiers and function names. */
 export const CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -24,6 +27,12 @@ const nonEmpty = z.string().min(1, { error: 'must be a non-empty string' });
 /** Like tool matchers (hooks/matcher.ts): `''` and `*` match every tool; the rest must compile on re2js. */
 const toolRegex = z.string().superRefine((pattern, ctx) => {
   if (pattern === '' || pattern === '*') return;
+  // G6: length and compiled size from the text, before re2js pays for a huge program.
+  const limit = patternLimitProblem(pattern);
+  if ('problem' in limit) {
+    ctx.addIssue({ code: 'custom', message: limit.problem });
+    return;
+  }
   try {
     RE2JS.compile(pattern);
   } catch (error) {
@@ -81,6 +90,27 @@ const mcpServerSchema = z.strictObject({
   }),
 });
 
+/** A `clientTools:` key: `identifier/apiName`, each half as for `@Tool` (DESIGN §8). */
+const CLIENT_TOOL_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${CLIENT_TOOL_LIMITS.maxNameLength}}/[A-Za-z0-9_.-]{1,${CLIENT_TOOL_LIMITS.maxNameLength}}$`);
+
+/** One validator for the file: schemas are compiled strictly, as `@Tool` schemas are at bootstrap. */
+const schemaValidator = new ArgumentValidator();
+
+const clientToolSchema = z.strictObject({
+  description: z.string().max(CLIENT_TOOL_LIMITS.maxDescriptionLength, { error: `must be at most ${CLIENT_TOOL_LIMITS.maxDescriptionLength} characters` }),
+  parameters: z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+    if (schema.type !== 'object') {
+      ctx.addIssue({ code: 'custom', message: 'must be an object schema (type: object)' });
+      return;
+    }
+    try {
+      schemaValidator.compileStrict(schema);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not a valid JSON Schema' });
+    }
+  }),
+});
+
 const limitsSchema = z.strictObject({
   maxSteps: z.number().int({ error: 'must be an integer' }).positive({ error: 'must be at least 1' }).optional(),
   maxCostUsd: z.number().positive({ error: 'must be greater than 0' }).optional(),
@@ -94,13 +124,33 @@ const agentSchema = z.strictObject({
   approval: z.array(toolRegex).optional(),
   deferred: z.array(toolRegex).optional(),
   limits: limitsSchema.optional(),
-});
+}).superRefine(chargeAgentPatterns);
+
+/** G6: one agent's `approval` and `deferred` patterns share one compiled-size budget. */
+function chargeAgentPatterns(agent: { approval?: string[] | undefined; deferred?: string[] | undefined }, ctx: z.RefinementCtx): void {
+  const budget = new PatternBudget();
+  for (const key of ['approval', 'deferred'] as const) {
+    for (const [index, pattern] of (agent[key] ?? []).entries()) {
+      // Each pattern's own limits are reported by `toolRegex`; here only the first pattern over the shared budget.
+      if ('problem' in patternLimitProblem(pattern)) continue;
+      const problem = budget.charge(pattern);
+      if (problem !== undefined) {
+        ctx.addIssue({ code: 'custom', message: problem, path: [key, index] });
+        return;
+      }
+    }
+  }
+}
 
 export const agentsConfigSchema = z.strictObject({
   system: nonEmpty,
   metadata: z.record(z.string(), z.unknown()).default({}),
   models: z.record(id, modelSchema).default({}),
   mcpServers: z.record(id, mcpServerSchema).default({}),
+  clientTools: z
+    .record(z.string().regex(CLIENT_TOOL_NAME, { error: 'must be a tool name "identifier/apiName" (letters, digits, "_", "." and "-")' }), clientToolSchema)
+    .refine((tools) => Object.keys(tools).length <= CLIENT_TOOL_LIMITS.maxTools, { error: `at most ${CLIENT_TOOL_LIMITS.maxTools} client tools` })
+    .default({}),
   agents: z.record(id, agentSchema).default({}),
   hooks: z.unknown().optional(),
 });
@@ -109,6 +159,7 @@ export const agentsConfigSchema = z.strictObject({
 type Fits<T extends ModelConfig> = T;
 export type ModelEntry = Fits<z.output<typeof modelSchema>>;
 export type McpServerEntry = z.output<typeof mcpServerSchema>;
+export type ClientToolEntry = z.output<typeof clientToolSchema>;
 export type AgentEntry = z.output<typeof agentSchema>;
 export type AgentLimitsEntry = z.output<typeof limitsSchema>;
 export type AgentsConfigBody = z.output<typeof agentsConfigSchema>;

@@ -10,6 +10,9 @@ import { RE2JS } from 're2js';
 import type { FailurePolicy, OnErrorPolicy } from '../hooks/agent-hook.js';
 import { HOOK_POINT_NAMES, HOOK_POINTS, isHookPoint, type HookPoint } from '../hooks/hook-points.js';
 import { compileMatcher, type ToolMatcher } from '../hooks/matcher.js';
+import { matcherScopeProblem } from '../hooks/matcher-scope.js';
+import { patternLimitProblem } from '../hooks/pattern-budget.js';
+import { MAX_IDENTIFIER_LENGTH } from '../hooks/input-limits.js';
 import type { AgentsConfig } from './agents-config.js';
 import { CONFIG_ID } from './agents-config.schema.js';
 import { AgentsConfigError, formatKeyPath, type ConfigIssue, type KeyPath } from './config-error.js';
@@ -110,10 +113,18 @@ function parseEntry(point: HookPoint, index: number, raw: unknown, { report, cou
     if (typeof plugin !== 'string' || !CONFIG_ID.test(plugin)) report(at('plugin'), 'must be a plugin id: letters, digits, "_" and "-", at most 64 characters');
     if (method === undefined) report(path, '`plugin` needs `method`: the name of the plugin method to call');
     else if (typeof method !== 'string' || !IDENTIFIER.test(method)) report(at('method'), 'must be a method name (a JavaScript identifier)');
+    // G6: `plugin.method` is the hook id, stored in varchar(255) columns.
+    else if (typeof plugin === 'string' && plugin.length + 1 + method.length > MAX_IDENTIFIER_LENGTH) report(at('method'), `with the plugin id must be at most ${MAX_IDENTIFIER_LENGTH} characters (the hook id)`);
     if (typeof plugin === 'string' && typeof method === 'string') target = { kind: 'plugin', plugin, method };
   } else if (ref !== undefined) {
     if (method !== undefined) report(at('method'), '`method` goes with `plugin`; a `ref` names its function itself ("module/path:Class.method")');
-    const parsed = typeof ref === 'string' ? parseModuleReference(ref, true) : 'must be a string "module/path:export"';
+    const parsed =
+      typeof ref !== 'string'
+        ? 'must be a string "module/path:export"'
+        : // G6: the ref is the hook id, stored in varchar(255) columns.
+          ref.length > MAX_IDENTIFIER_LENGTH
+          ? `must be at most ${MAX_IDENTIFIER_LENGTH} characters (the hook id)`
+          : parseModuleReference(ref, true);
     if (typeof parsed === 'string') report(at('ref'), parsed);
     else target = { kind: 'ref', ref: ref as string, ...parsed };
   } else {
@@ -131,7 +142,7 @@ function parseEntry(point: HookPoint, index: number, raw: unknown, { report, cou
   }
   let compiled: ToolMatcher | undefined;
   if (matcher !== undefined) {
-    const problem = matcherProblem(matcher, spec.toolEvent, point);
+    const problem = matcherScopeProblem(point, matcher) ?? matcherProblem(matcher);
     if (problem !== undefined) report(at('matcher'), problem);
     else compiled = compileMatcher(matcher as string, formatKeyPath(at('matcher')));
   }
@@ -148,11 +159,13 @@ function parseEntry(point: HookPoint, index: number, raw: unknown, { report, cou
   };
 }
 
-/** Like tool matchers elsewhere (hooks/matcher.ts): `''` and `*` match every tool, on any point. */
-function matcherProblem(matcher: unknown, toolEvent: boolean, point: HookPoint): string | undefined {
+/** Like tool matchers elsewhere (hooks/matcher.ts): on a tool point `''` and `*` match every tool. */
+function matcherProblem(matcher: unknown): string | undefined {
   if (typeof matcher !== 'string') return 'must be a string (a regular expression over "identifier/apiName")';
   if (matcher === '' || matcher === '*') return undefined;
-  if (!toolEvent) return `a matcher applies to tool points only, not ${point}`;
+  // G6: length and compiled size from the text, before re2js pays for a huge program.
+  const limit = patternLimitProblem(matcher);
+  if ('problem' in limit) return limit.problem;
   try {
     RE2JS.compile(matcher);
     return undefined;

@@ -55,7 +55,7 @@ export interface ToolCallHookContext {
   /** The dispatch route: run by this server, or handed to a client (deferred). */
   readonly executor: 'server' | 'client';
   /** Where the tool comes from (T3). */
-  readonly toolSource?: 'builtin' | 'local' | 'mcp' | 'sandbox' | 'agent';
+  readonly toolSource?: 'builtin' | 'local' | 'mcp' | 'sandbox' | 'agent' | 'client';
   readonly executionTarget?: string;
   readonly activeDeviceId?: string;
   readonly agentId?: string;

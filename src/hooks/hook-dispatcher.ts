@@ -129,7 +129,8 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     const toolName = HOOK_POINTS[point].toolEvent ? this.toolNameOf(payload) : undefined;
     const gatePoint = point === 'beforeToolCall' || point === 'afterToolCall';
     for (const hook of hooks) {
-      if (hook.matcher && toolName !== undefined && !hook.matcher.test(toolName)) continue;
+      // W5: an event without a string identifier and apiName matches no hook that has a matcher.
+      if (hook.matcher && (toolName === undefined || !hook.matcher.test(toolName))) continue;
       // The observe-only view of a gate point asks no controls (DESIGN §3: a call denied before it ran).
       if (gatePoint && this.isControl(hook)) continue;
       await this.observe(point, hook, payload, operationId, options, critical);
@@ -150,8 +151,10 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     const spec = hookPointSpec(point);
     let current = payload;
     for (const hook of hooks) {
-      const toolName = this.toolNameOf(current);
-      if (hook.matcher && toolName !== undefined && !hook.matcher.test(toolName)) continue;
+      if (hook.matcher) {
+        const toolName = this.toolNameOf(current);
+        if (toolName === undefined || !hook.matcher.test(toolName)) continue;
+      }
       const started = this.clock();
       try {
         const returned = await this.callHandler(hook, this.invocation(point, hook, current, options));
@@ -228,9 +231,10 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     return [...app, ...caller, ...env];
   }
 
-  private matching(hooks: readonly RegisteredHook[], event: { identifier: string; apiName: string }): RegisteredHook[] {
-    const toolName = `${event.identifier}/${event.apiName}`;
-    return hooks.filter((hook) => !hook.matcher || hook.matcher.test(toolName));
+  /** W5: without a string identifier and apiName (no `"undefined/…"`), only hooks without a matcher apply. */
+  private matching(hooks: readonly RegisteredHook[], event: unknown): RegisteredHook[] {
+    const toolName = this.toolNameOf(event);
+    return hooks.filter((hook) => !hook.matcher || (toolName !== undefined && hook.matcher.test(toolName)));
   }
 
   /** A hook that takes part in result control (asked for a decision). */
@@ -515,6 +519,23 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       // Local dispatch runs the handler when a hook has one (W2), so no handler means the webhook ran.
       transport: hook.handler ? 'handler' : 'webhook',
     };
+    if (this.sink) {
+      try {
+        this.sink.record(record);
+      } catch (error) {
+        this.logger.error(`outcome sink failed (${errorType(error)})`);
+      }
+    }
+    if (this.outcomeSubject.observed) this.outcomeSubject.next(record);
+  }
+
+  /**
+   * A verdict of the runtime's own (no hook decided it), so the timeline shows it next to the hooks: a
+   * call to a tool the agent was not offered (G1) is a `denied` row with its code.
+   */
+  recordRuntimeVerdict(point: HookPoint, operationId: string, hookId: string, outcome: HookOutcome, code: string): void {
+    if (!this.recording()) return;
+    const record: HookOutcomeRecord = { operationId, point, hookId, source: 'runtime', outcome, errorCode: code, latencyMs: 0, transport: 'handler' };
     if (this.sink) {
       try {
         this.sink.record(record);

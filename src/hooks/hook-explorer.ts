@@ -10,7 +10,9 @@ import { HookMetadataAccessor } from './hook-metadata.accessor.js';
 import { HOOK_POINTS, isHookPoint } from './hook-points.js';
 import { HookReadinessWatcher } from './hook-readiness.watcher.js';
 import { HookRegistry } from './hook-registry.js';
+import { MAX_IDENTIFIER_LENGTH } from './input-limits.js';
 import { compileMatcher } from './matcher.js';
+import { matcherScopeProblem } from './matcher-scope.js';
 import type { OnHookMetadata } from './on-hook.decorator.js';
 import type { HookHandlerFn, RegisteredHook } from './registered-hook.js';
 
@@ -63,9 +65,8 @@ export class HookExplorer implements OnModuleInit {
     const where = `@OnHook on ${className}.${methodName}`;
     if (!isHookPoint(point)) throw new HookConfigurationError(`${where}: unknown hook point ${JSON.stringify(point)}`);
     const spec = HOOK_POINTS[point];
-    if (options.matcher !== undefined && options.matcher !== '' && options.matcher !== '*' && !spec.toolEvent) {
-      throw new HookConfigurationError(`${where}: a matcher applies to tool points only, not ${point}`);
-    }
+    const scope = matcherScopeProblem(point, options.matcher);
+    if (scope) throw new HookConfigurationError(`${where}: matcher: ${scope}`);
     const matcher = compileMatcher(options.matcher, where);
     if (options.failurePolicy !== undefined && options.failurePolicy !== 'fail' && options.failurePolicy !== 'warn') {
       throw new HookConfigurationError(`${where}: failurePolicy must be 'fail' or 'warn'`);
@@ -83,11 +84,16 @@ export class HookExplorer implements OnModuleInit {
     if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
       throw new HookConfigurationError(`${where}: timeoutMs must be a positive number`);
     }
+    // G6: the id is stored with every timeline row, in a varchar(255) column.
+    const id = options.id ?? `${className}.${methodName}`;
+    if (typeof id !== 'string' || id.length === 0 || id.length > MAX_IDENTIFIER_LENGTH) {
+      throw new HookConfigurationError(`${where}: id must be a string of 1 to ${MAX_IDENTIFIER_LENGTH} characters`);
+    }
     if (options.order !== undefined && !Number.isFinite(options.order)) {
       throw new HookConfigurationError(`${where}: order must be a finite number`);
     }
     return Object.freeze({
-      id: options.id ?? `${className}.${methodName}`,
+      id,
       point,
       source: 'decorator' as const,
       ...(matcher ? { matcher } : {}),

@@ -7,7 +7,10 @@ import type { AgentHook } from './agent-hook.js';
 import { HookConfigurationError } from './hook-errors.js';
 import { HOOK_POINTS, isHookPoint, type HookPoint } from './hook-points.js';
 import { CALLER_HOOK_VALIDATOR, type CallerHookValidator } from './hook-ports.js';
+import { MAX_IDENTIFIER_LENGTH } from './input-limits.js';
 import { compileMatcher } from './matcher.js';
+import { PatternBudget } from './pattern-budget.js';
+import { matcherScopeProblem } from './matcher-scope.js';
 import type { HookHandlerFn, RegisteredHook } from './registered-hook.js';
 
 const NONE: readonly RegisteredHook[] = Object.freeze([]);
@@ -44,6 +47,7 @@ export class HookRegistry {
       throw new HookConfigurationError('register: operationId must be a non-empty string');
     }
     if (!Array.isArray(hooks)) throw new HookConfigurationError('register: hooks must be an array');
+    chargeMatchers(hooks);
     const normalized = hooks.map((hook, index) => this.normalizeCallerHook(hook, index));
     if (normalized.length === 0) return normalized;
     const byPoint = this.callers.get(operationId) ?? new Map<HookPoint, RegisteredHook[]>();
@@ -76,11 +80,14 @@ export class HookRegistry {
   }
 
   private normalizeCallerHook(hook: AgentHook, index: number): RegisteredHook {
-    const where = `hooks[${index}]${typeof hook?.id === 'string' ? ` (${hook.id})` : ''}`;
+    const named = typeof hook?.id === 'string' && hook.id.length <= MAX_IDENTIFIER_LENGTH;
+    const where = `hooks[${index}]${named ? ` (${hook.id})` : ''}`;
     if (hook === null || typeof hook !== 'object') throw new HookConfigurationError(`${where}: must be an object`);
     if (typeof hook.id !== 'string' || hook.id.trim().length === 0) {
       throw new HookConfigurationError(`${where}: id must be a non-empty string`);
     }
+    // G6: hook ids are stored in varchar(255) columns; PostgreSQL would refuse a longer one mid-operation.
+    if (hook.id.length > MAX_IDENTIFIER_LENGTH) throw new HookConfigurationError(`${where}: id must be at most ${MAX_IDENTIFIER_LENGTH} characters`);
     if (!isHookPoint(hook.type) || HOOK_POINTS[hook.type].family !== 'agent') {
       throw new HookConfigurationError(`${where}: unknown type ${JSON.stringify(hook.type)}; caller hooks take an agent-family point`);
     }
@@ -99,9 +106,8 @@ export class HookRegistry {
     if (hook.timeoutMs !== undefined && !(Number.isFinite(hook.timeoutMs) && hook.timeoutMs > 0)) {
       throw new HookConfigurationError(`${where}: timeoutMs must be a positive number`);
     }
-    if (hook.matcher !== undefined && hook.matcher !== '' && hook.matcher !== '*' && !HOOK_POINTS[hook.type].toolEvent) {
-      throw new HookConfigurationError(`${where}: a matcher applies to tool events only, not ${hook.type}`);
-    }
+    const scope = matcherScopeProblem(hook.type, hook.matcher);
+    if (scope) throw new HookConfigurationError(`${where}: matcher: ${scope}`);
     const matcher = compileMatcher(hook.matcher, where);
     let webhook = hook.webhook;
     if (this.validator) webhook = this.validator.validate(hook, index) ?? webhook;
@@ -123,4 +129,18 @@ export class HookRegistry {
       ...(webhook ? { webhook: Object.freeze({ ...webhook }) } : {}),
     });
   }
+}
+
+/**
+ * G6: one operation's matchers share one compiled-size budget, checked from their text before any is
+ * compiled, so a batch of large patterns costs nothing but this scan.
+ */
+function chargeMatchers(hooks: readonly AgentHook[]): void {
+  const budget = new PatternBudget();
+  hooks.forEach((hook, index) => {
+    const matcher = (hook as Partial<AgentHook> | null)?.matcher;
+    if (typeof matcher !== 'string') return;
+    const problem = budget.charge(matcher);
+    if (problem !== undefined) throw new HookConfigurationError(`hooks[${index}]: matcher: ${problem}`);
+  });
 }

@@ -8,13 +8,14 @@
  * - money and latencies are `double precision` (an IEEE double on both: SQLite REAL, PostgreSQL float8).
  */
 import type { ColumnOptions, PrimaryColumnOptions } from 'typeorm';
+import { MAX_IDENTIFIER_LENGTH } from '../hooks/input-limits.js';
 
 /** `Date#toISOString()` is 24 characters; a little room for the 6-digit-year form. */
 export const ISO_TIMESTAMP_LENGTH = 32;
 /** Operation ids are UUID strings; message ids too. */
 export const ID_LENGTH = 36;
-/** Agent ids, owner ids, hook ids, tool identifiers and names. */
-export const NAME_LENGTH = 255;
+/** Agent ids, owner ids, hook ids, tool identifiers and names: the one G6 limit, refused before storage. */
+export const NAME_LENGTH = MAX_IDENTIFIER_LENGTH;
 
 export const idColumn = (name: string, nullable = false): ColumnOptions => ({
   name,

@@ -78,16 +78,8 @@ export class InterventionStore {
 
   /** Decides a pending `approval` once: true for the first decision, false if it was not pending (→ HTTP 409). */
   async decide(operationId: string, toolCallId: string, decision: InterventionDecision): Promise<boolean> {
-    const now = nowIso(this.options);
     return this.transition(
-      {
-        status: decision.action === 'approve' ? 'approved' : 'rejected',
-        decision: decision.action,
-        decisionReason: decision.reason ?? null,
-        decidedBy: decision.decidedBy ?? null,
-        decidedAt: now,
-        updatedAt: now,
-      },
+      decisionValues(decision, nowIso(this.options)),
       '"status" = :pending AND "kind" = :approval',
       { operationId, toolCallId, pending: 'pending', approval: 'approval' },
     );
@@ -131,6 +123,18 @@ export class InterventionStore {
     );
     return result.affected === 1;
   }
+}
+
+/** The columns a decision sets (here, and in the operation-locked decision of `OperationWaitStore`). */
+export function decisionValues(decision: InterventionDecision, now: string): Partial<InterventionEntity> {
+  return {
+    status: decision.action === 'approve' ? 'approved' : 'rejected',
+    decision: decision.action,
+    decisionReason: decision.reason ?? null,
+    decidedBy: decision.decidedBy ?? null,
+    decidedAt: now,
+    updatedAt: now,
+  };
 }
 
 /** A new intervention row: pending, undecided, unclaimed. */

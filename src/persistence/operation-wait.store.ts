@@ -9,7 +9,9 @@
  * - `resume`: waiting → running, only when nothing is pending any more — of two callers resolving the last
  *   two items at once, exactly one resumes;
  * - `publishDeferred`: the compare-and-set on the empty placeholder (L4), the published tool message and
- *   the intervention's completion. The first final write wins; every later one changes nothing.
+ *   the intervention's completion. The first final write wins; every later one changes nothing;
+ * - `decide`: a human decision on a pending approval;
+ * and neither `publishDeferred` nor `decide` writes anything once the operation is completed (G5).
  * None of them touch the optimistic version except the status transitions, so a step that is still
  * running is not made stale by a deferred result published beside it.
  */
@@ -19,7 +21,7 @@ import { InterventionEntity } from './entities/intervention.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
 import { insertValues, updateValues } from './entity-values.js';
-import { pendingInterventionRow } from './intervention.store.js';
+import { decisionValues, pendingInterventionRow, type InterventionDecision } from './intervention.store.js';
 import { insertMessages } from './message-writer.js';
 import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
@@ -27,7 +29,13 @@ import type { MessageRecord, NewIntervention, NewToolMessage } from './records.j
 import { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
-export type PublishDeferredResult = { published: true; message: MessageRecord } | { published: false };
+export type PublishDeferredResult =
+  | { published: true; message: MessageRecord }
+  /** `already_final`: the placeholder was final, missing, or claimed by another decider; `operation_completed`: G5. */
+  | { published: false; reason: 'already_final' | 'operation_completed' };
+
+/** What a human decision met, read under the operation's row lock. */
+export type DecideOutcome = 'decided' | 'not_pending' | 'operation_completed';
 
 export class OperationWaitStore {
   private readonly db: StoreDatabase;
@@ -59,6 +67,8 @@ export class OperationWaitStore {
             result: null,
             createdAt: now,
             finalizedAt: null,
+            claimedBy: null,
+            claimedUntil: null,
           };
           await manager.createQueryBuilder().insert().into(ToolResultPlaceholderEntity).values(insertValues(placeholder)).updateEntity(false).execute();
         }
@@ -79,28 +89,61 @@ export class OperationWaitStore {
 
   /**
    * Publishes a deferred result: finalizes the empty placeholder, appends the tool message and completes the
-   * intervention (keeping `reply` private), in one transaction. `published: false` when the placeholder was
-   * already final (or never existed): nothing is written.
+   * intervention (keeping `reply` private), in one transaction. Nothing is written when the operation is
+   * completed — read under its row lock, so a concurrent cancel is either before (refused) or after (G5) —
+   * or when the placeholder was already final (or never existed), or, given `claimant`, is not held by it.
    */
-  publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: NewToolMessage, reply?: unknown): Promise<PublishDeferredResult> {
+  publishDeferred(
+    operationId: string,
+    toolCallId: string,
+    result: ToolResult,
+    message: NewToolMessage,
+    options: { reply?: unknown; claimant?: string } = {},
+  ): Promise<PublishDeferredResult> {
     return this.db.transaction(async (manager) => {
-      await this.lock(manager, operationId);
+      const operation = await this.lock(manager, operationId);
+      if (operation.status === 'completed') return { published: false, reason: 'operation_completed' };
       const now = nowIso(this.options);
-      const finalized = await manager
+      const finalize = manager
         .createQueryBuilder()
         .update(ToolResultPlaceholderEntity)
-        .set(updateValues<ToolResultPlaceholderEntity>({ state: 'final', result, finalizedAt: now }))
-        .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "state" = :empty', { operationId, toolCallId, empty: 'empty' })
-        .execute();
-      if (finalized.affected !== 1) return { published: false };
+        .set(updateValues<ToolResultPlaceholderEntity>({ state: 'final', result, finalizedAt: now, claimedBy: null, claimedUntil: null }))
+        .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "state" = :empty', { operationId, toolCallId, empty: 'empty' });
+      // A decider whose claim lapsed and was taken over has lost: the current claimant publishes.
+      if (options.claimant !== undefined) finalize.andWhere('"claimed_by" = :claimant', { claimant: options.claimant });
+      const finalized = await finalize.execute();
+      if (finalized.affected !== 1) return { published: false, reason: 'already_final' };
       const [published] = await insertMessages(manager, operationId, [message], now);
       await manager
         .createQueryBuilder()
         .update(InterventionEntity)
-        .set(updateValues<InterventionEntity>({ status: 'completed', reply: reply ?? null, updatedAt: now }))
+        .set(updateValues<InterventionEntity>({ status: 'completed', reply: options.reply ?? null, updatedAt: now }))
         .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId', { operationId, toolCallId })
         .execute();
       return { published: true, message: published! };
+    });
+  }
+
+  /**
+   * Decides a pending approval once, unless the operation is completed (G5): the operation's row is held
+   * while the decision is written, so a concurrent terminal transition comes wholly before or after it.
+   */
+  decide(operationId: string, toolCallId: string, decision: InterventionDecision): Promise<DecideOutcome> {
+    return this.db.transaction(async (manager) => {
+      const operation = await this.lock(manager, operationId);
+      if (operation.status === 'completed') return 'operation_completed';
+      const result = await manager
+        .createQueryBuilder()
+        .update(InterventionEntity)
+        .set(updateValues<InterventionEntity>(decisionValues(decision, nowIso(this.options))))
+        .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "status" = :pending AND "kind" = :approval', {
+          operationId,
+          toolCallId,
+          pending: 'pending',
+          approval: 'approval',
+        })
+        .execute();
+      return result.affected === 1 ? 'decided' : 'not_pending';
     });
   }
 

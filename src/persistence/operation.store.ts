@@ -16,6 +16,7 @@ import { isUniqueViolation } from './sql-errors.js';
 import { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 import { insertValues, updateValues } from './entity-values.js';
+import type { ClientToolDeclaration } from '../runtime/tools/client-tools.js';
 
 export interface NewOperation {
   /** Generated (a UUID) when absent. */
@@ -35,6 +36,10 @@ export interface NewOperation {
   callerHooks?: readonly NewCallerHook[];
   /** With `ownerId`: a second create with the same pair returns the first operation (`created: false`). */
   idempotencyKey?: string;
+  /** With `idempotencyKey`: the request's digest, kept so a retry with another request is told apart (G8). */
+  idempotencyDigest?: string;
+  /** The caller's declared client tools (already validated by the runtime). */
+  clientTools?: readonly ClientToolDeclaration[];
 }
 
 export interface CreatedOperation {
@@ -193,6 +198,7 @@ export class OperationStore {
       errorMessage: null,
       idempotencyOwner: input.idempotencyKey === undefined ? null : (input.ownerId ?? ''),
       idempotencyKey: input.idempotencyKey ?? null,
+      idempotencyDigest: input.idempotencyKey !== undefined ? (input.idempotencyDigest ?? null) : null,
       version: 1,
       leaseOwner: null,
       leaseUntil: null,
@@ -200,6 +206,7 @@ export class OperationStore {
       updatedAt: now,
       completedAt: null,
       terminalHooksAt: null,
+      clientTools: input.clientTools && input.clientTools.length > 0 ? [...input.clientTools] : null,
     };
     await manager.createQueryBuilder().insert().into(OperationEntity).values(insertValues(row)).updateEntity(false).execute();
     const hooks = (input.callerHooks ?? []).map((hook, position): OperationCallerHookEntity => ({

@@ -2,6 +2,8 @@
  * Deferred-result placeholders (L4): created `empty` when a deferred call is handed out, finalized once.
  * `finalize` is a compare-and-set (`UPDATE … SET state = 'final' WHERE state = 'empty'`): of any number of
  * concurrent completions, from any processes, exactly one wins and its result is the one kept.
+ * Before that, `claim` lets one result at a time run its after-chain (G5): a duplicate that arrives while
+ * another is being decided is turned away instead of calling the caller's policy again.
  */
 import type { DataSource } from 'typeorm';
 import type { ToolResult } from '../hooks/agent-events.js';
@@ -32,6 +34,8 @@ export class ToolResultPlaceholderStore {
       result: null,
       createdAt: nowIso(this.options),
       finalizedAt: null,
+      claimedBy: null,
+      claimedUntil: null,
     };
     try {
       await this.db.run((manager) =>
@@ -59,6 +63,38 @@ export class ToolResultPlaceholderStore {
         .execute(),
     );
     return outcome.affected === 1;
+  }
+
+  /**
+   * Claims the empty placeholder for `claimant` to run the result's after-chain (G5): a compare-and-set
+   * that succeeds when nobody holds it, its claim lapsed, or `claimant` holds it already (a renewal).
+   * False while another decider holds it, and once the placeholder is final.
+   */
+  async claim(operationId: string, toolCallId: string, claimant: string, holdMs: number): Promise<boolean> {
+    const now = nowIso(this.options);
+    const until = new Date(Date.parse(now) + holdMs).toISOString();
+    const outcome = await this.db.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(ToolResultPlaceholderEntity)
+        .set(updateValues<ToolResultPlaceholderEntity>({ claimedBy: claimant, claimedUntil: until }))
+        .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "state" = :empty', { operationId, toolCallId, empty: 'empty' })
+        .andWhere('("claimed_by" IS NULL OR "claimed_by" = :claimant OR "claimed_until" < :now)', { claimant, now })
+        .execute(),
+    );
+    return outcome.affected === 1;
+  }
+
+  /** Gives up `claimant`'s claim (its after-chain failed): the next result of the call may be decided. */
+  async release(operationId: string, toolCallId: string, claimant: string): Promise<void> {
+    await this.db.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(ToolResultPlaceholderEntity)
+        .set(updateValues<ToolResultPlaceholderEntity>({ claimedBy: null, claimedUntil: null }))
+        .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "claimed_by" = :claimant', { operationId, toolCallId, claimant })
+        .execute(),
+    );
   }
 
   async get(operationId: string, toolCallId: string): Promise<PlaceholderRecord | null> {

@@ -3,6 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { TerminalReason, ToolResult } from '../hooks/agent-events.js';
 import type {
+  DecisionOutcome,
+  DeferredPublishOutcome,
   InterventionAction,
   NewMessage,
   NewOperation,
@@ -115,8 +117,8 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await this.wait()).waits.resume(operationId);
   }
 
-  async decide(operationId: string, toolCallId: string, decision: { action: InterventionAction; reason?: string; decidedBy?: string }): Promise<boolean> {
-    return (await this.wait()).interventions.decide(operationId, toolCallId, decision);
+  async decide(operationId: string, toolCallId: string, decision: { action: InterventionAction; reason?: string; decidedBy?: string }): Promise<DecisionOutcome> {
+    return (await this.wait()).waits.decide(operationId, toolCallId, decision);
   }
 
   async claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean> {
@@ -127,8 +129,18 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await (await this.wait()).placeholders.get(operationId, toolCallId))?.state ?? null;
   }
 
-  async publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage): Promise<boolean> {
-    return (await (await this.wait()).waits.publishDeferred(operationId, toolCallId, result, message)).published;
+  async claimDeferred(operationId: string, toolCallId: string, claimant: string, holdMs: number): Promise<boolean> {
+    return (await this.wait()).placeholders.claim(operationId, toolCallId, claimant, holdMs);
+  }
+
+  async releaseDeferred(operationId: string, toolCallId: string, claimant: string): Promise<void> {
+    await (await this.wait()).placeholders.release(operationId, toolCallId, claimant);
+  }
+
+  async publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DeferredPublishOutcome> {
+    const outcome = await (await this.wait()).waits.publishDeferred(operationId, toolCallId, result, message, { claimant });
+    if (outcome.published) return 'published';
+    return outcome.reason === 'operation_completed' ? 'operation_completed' : 'already_completed';
   }
 
   private async wait(): Promise<WaitStores> {

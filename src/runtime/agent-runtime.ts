@@ -22,6 +22,7 @@ import { HookRegistry } from '../hooks/hook-registry.js';
 import { AGENT_DIRECTORY, type AgentDirectory } from './agent-directory.port.js';
 import {
   RUNTIME_STORE,
+  type DeferredPublishOutcome,
   type InterventionAction,
   type RuntimeStore,
   type StoredCallerHook,
@@ -31,7 +32,9 @@ import {
 } from './runtime-store.port.js';
 import {
   AlreadyCompletedError,
+  IdempotencyKeyReusedError,
   InterventionNotPendingError,
+  OperationCompletedError,
   RunCancelledError,
   RunFailedError,
   RunLimitError,
@@ -41,11 +44,14 @@ import {
   UnknownOperationError,
 } from './runtime-errors.js';
 import { rejectionReceipt } from './intervention-receipts.js';
+import { DeferredClaim } from './deferred-claim.js';
 import { ToolCallRunner } from './tool-call.runner.js';
 import type { SubAgents, SubAgentStart } from './sub-agent.port.js';
 import { STEP_SCHEDULER, type QueuedStepContext, type StepScheduler } from './step-scheduler.port.js';
 import { StepExecutor } from './step-executor.js';
 import { agentEventBase } from './agent-event-base.js';
+import type { ClientToolDeclaration } from './tools/client-tools.js';
+import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
 
 export interface ExecAgentInput {
   agentId: string;
@@ -54,6 +60,13 @@ export interface ExecAgentInput {
   context?: RunContext;
   ownerId?: string;
   idempotencyKey?: string;
+  /**
+   * With `idempotencyKey`: a digest of the request (the HTTP API sends SHA-256 of its canonical body). A retry
+   * whose digest differs from the stored one is refused (G8); without a digest a retry is not compared.
+   */
+  idempotencyDigest?: string;
+  /** Tools the caller's own executor runs (SPEC G1): offered when the agent's `tools:` selects them, always deferred. */
+  clientTools?: ClientToolDeclaration[];
 }
 
 /** A child operation (`agents/call`): what `start` needs beyond a caller's input. */
@@ -114,6 +127,7 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     private readonly tools: ToolCallRunner,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
+    @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
     /** Queue mode only: steps run as jobs on any worker instead of in this process. */
     @Optional() @Inject(STEP_SCHEDULER) private readonly scheduler?: StepScheduler,
   ) {}
@@ -131,6 +145,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
       void this.runOwedTerminalSequences().catch((error: unknown) => this.logger.warn(`owed terminal sequences: ${errorType(error)}`));
     }
     if (typeof input.prompt !== 'string') throw new TypeError('prompt must be a string');
+    // Validated before anything is registered or stored; a sub-agent runs with its own agent's tools only.
+    const clientTools = input.clientTools !== undefined ? this.catalog.declareClientTools(input.clientTools) : [];
     const operationId = randomUUID();
     // Validates the whole batch before anything is stored (A1); handlers stay in memory only (W3).
     const registered = this.registry.register(operationId, input.hooks ?? []);
@@ -157,6 +173,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
         ...(child ? { parentOperationId: child.parentOperationId, parentToolCallId: child.parentToolCallId, threadId: child.threadId } : {}),
         ...(input.ownerId !== undefined ? { ownerId: input.ownerId } : {}),
         ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
+        ...(input.idempotencyKey !== undefined && input.idempotencyDigest !== undefined ? { idempotencyDigest: input.idempotencyDigest } : {}),
+        ...(clientTools.length > 0 ? { clientTools } : {}),
       });
     } catch (error) {
       this.registry.unregister(operationId);
@@ -165,6 +183,10 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     if (stored.id !== operationId) {
       // The idempotency key named an existing operation: answer with it, start nothing new.
       this.registry.unregister(operationId);
+      // G8: unless it was created from another request (both digests known and different).
+      if (input.idempotencyDigest !== undefined && stored.idempotencyDigest !== undefined && stored.idempotencyDigest !== input.idempotencyDigest) {
+        throw new IdempotencyKeyReusedError();
+      }
       // One watcher per operation and process, however many retries ask for it.
       const existing = this.live.get(stored.id) ?? (stored.status === 'completed' ? undefined : this.ensureLive(stored));
       return { operationId: stored.id, done: existing?.done ?? this.whenCompleted(stored.id), ...(existing ? { live: existing } : {}) };
@@ -270,7 +292,10 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
    * The result of a deferred call arrives (L4, P3, P4): the after-hooks of the original caller hooks
    * (restored from the database) and of the current environment run, then the result is written with a
    * compare-and-set on the empty placeholder. The first final write wins; a later one throws
-   * `AlreadyCompletedError` and changes nothing.
+   * `AlreadyCompletedError` and changes nothing. One result at a time runs the after-chain: a duplicate
+   * arriving meanwhile is `AlreadyCompletedError` too (G5). Once the operation is completed, nothing is
+   * published and `OperationCompletedError` is thrown — decided in the publishing transaction, so a
+   * cancel that lands while the after-chain decides wins.
    */
   async completeDeferred(operationId: string, toolCallId: string, result: { content: string; success?: boolean }): Promise<{ published: true }> {
     if (typeof result?.content !== 'string') throw new TypeError('result.content must be a string');
@@ -279,8 +304,32 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
     if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'deferred call');
     if ((await this.store.placeholderState(operationId, toolCallId)) !== 'empty') throw new AlreadyCompletedError(operationId, toolCallId);
-    if (operation.status === 'completed') throw new InterventionNotPendingError(operationId, toolCallId);
+    if (operation.status === 'completed') throw new OperationCompletedError(operationId, toolCallId);
+    const claim = await DeferredClaim.take(this.store, operationId, toolCallId, `${this.instanceId}:${randomUUID()}`);
+    if (!claim) throw new AlreadyCompletedError(operationId, toolCallId);
     const live = this.ensureLive(operation);
+    let published: DeferredPublishOutcome | undefined;
+    try {
+      published = await this.decideDeferred(operation, live, item, result, claim.claimant);
+    } finally {
+      await claim.end(published === 'published');
+    }
+    if (published === 'operation_completed') throw new OperationCompletedError(operationId, toolCallId);
+    if (published === 'already_completed') throw new AlreadyCompletedError(operationId, toolCallId);
+    await this.resumeIfReady(operationId, live);
+    return { published: true };
+  }
+
+  /** Runs the after-chain of a claimed deferred result, then publishes what it decided (P4: hooks, then the write). */
+  private async decideDeferred(
+    operation: StoredOperation,
+    live: LiveOperation,
+    item: StoredIntervention,
+    result: { content: string; success?: boolean },
+    claimant: string,
+  ): Promise<DeferredPublishOutcome> {
+    const operationId = operation.id;
+    const toolCallId = item.toolCallId;
     // Caller policy comes from the database; a read error propagates, never read as "no hooks" (L4).
     await this.executor.restoreCallerHooks(operationId);
     const assistant = (await this.store.messages(operationId)).find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === toolCallId));
@@ -305,10 +354,7 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     const message = { ...outcome.message, role: 'tool' as const, toolCallId };
     // The hooks that decided this result are in the timeline before the result is published.
     await this.store.flushTimeline();
-    const published = await this.store.publishDeferred(operationId, toolCallId, { content: message.content, success: outcome.success }, message);
-    if (!published) throw new AlreadyCompletedError(operationId, toolCallId);
-    await this.resumeIfReady(operationId, live);
-    return { published: true };
+    return this.store.publishDeferred(operationId, toolCallId, { content: message.content, success: outcome.success }, message, claimant);
   }
 
   /** Resolves with the operation's result once it is completed, here or in another process. */
@@ -489,13 +535,16 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     const operation = await this.operation(operationId);
     const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'approval');
     if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'approval');
-    if (item.status !== 'pending' || operation.status === 'completed') throw new InterventionNotPendingError(operationId, toolCallId);
+    // A decided item stays `not_pending` after the end; an open one of a completed operation is G5's.
+    if (item.status !== 'pending') throw new InterventionNotPendingError(operationId, toolCallId);
+    if (operation.status === 'completed') throw new OperationCompletedError(operationId, toolCallId);
     const decided = await this.store.decide(operationId, toolCallId, {
       action,
       ...(reason !== undefined ? { reason } : {}),
       ...(decidedBy !== undefined ? { decidedBy } : {}),
     });
-    if (!decided) throw new InterventionNotPendingError(operationId, toolCallId);
+    if (decided === 'operation_completed') throw new OperationCompletedError(operationId, toolCallId);
+    if (decided === 'not_pending') throw new InterventionNotPendingError(operationId, toolCallId);
     // The operation's caller hooks, restored if this process never had them (L2).
     await this.executor.restoreCallerHooks(operationId);
     return { operation, item };
@@ -582,7 +631,7 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
       await this.completeDeferred(parentOperationId, parentToolCallId, { content, success: done });
       return true;
     } catch (error) {
-      if (error instanceof AlreadyCompletedError || error instanceof InterventionNotPendingError) return true;
+      if (error instanceof AlreadyCompletedError || error instanceof OperationCompletedError) return true;
       this.logger.error(`sub-agent ${result.operationId} could not report to ${parentOperationId} (${errorType(error)})`);
       return false;
     }

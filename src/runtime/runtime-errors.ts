@@ -93,6 +93,22 @@ export class AlreadyCompletedError extends Error {
   }
 }
 
+/**
+ * The operation is completed (any reason, cancellation included): a deferred result, an approval or a
+ * rejection that arrives now publishes nothing (G5, HTTP 409). Decided in the write's own transaction.
+ */
+export class OperationCompletedError extends Error {
+  override readonly name = 'OperationCompletedError';
+  readonly code = 'operation_completed';
+
+  constructor(
+    readonly operationId: string,
+    readonly toolCallId: string,
+  ) {
+    super(`operation ${operationId} is completed: nothing more is published for tool call ${toolCallId}`);
+  }
+}
+
 /** `agents/call` nested deeper than the runtime allows (a sub-agent that keeps delegating). */
 export class SubAgentDepthError extends Error {
   override readonly name = 'SubAgentDepthError';
@@ -100,5 +116,18 @@ export class SubAgentDepthError extends Error {
 
   constructor(readonly maxDepth: number) {
     super(`sub-agents nest at most ${maxDepth} operations deep`);
+  }
+}
+
+/**
+ * G8: an idempotency key already names an operation created from a different request (HTTP 422). The
+ * message names neither the key nor either request.
+ */
+export class IdempotencyKeyReusedError extends Error {
+  override readonly name = 'IdempotencyKeyReusedError';
+  readonly code = 'idempotency_key_reused';
+
+  constructor() {
+    super('this Idempotency-Key was already used with a different request');
   }
 }

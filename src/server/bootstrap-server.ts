@@ -2,6 +2,8 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import { assertNoSettingProblems } from '../config/environment/environment-setting.js';
+import { moduleSettingProblems } from '../config/environment/module-settings.js';
 import { RuntimeDatabase } from '../persistence/runtime-database.js';
 import { API_KEYS_ENV, API_KEYS_FILE_ENV } from './api/api-keys.js';
 import { useJsonBody } from './api/json-body.js';
@@ -24,7 +26,8 @@ export interface ServeOptions extends AgentHooksModuleOptions {
 /** Boots the standalone server and listens; prints `listening on http://HOST:PORT` as one log line. */
 export async function bootstrapServer(options: ServeOptions): Promise<INestApplication> {
   const { host, port, purge, ...moduleOptions } = options;
-  // Keys and allow-list first: a bad value, or no keys on a public address, stops the start (exit 2).
+  // Settings first, before Nest or the database: a bad value, or no keys on a public address, stops the start (exit 2, G7).
+  assertNoSettingProblems(moduleSettingProblems(moduleOptions));
   const api = serverApiOptionsFromEnvironment();
   assertLoopbackWithoutKeys(host, api.apiKeys);
   const jsonLogger = new JsonLogger();

@@ -6,10 +6,14 @@
 import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
+import { assertNoSettingProblems } from '../config/environment/environment-setting.js';
+import { moduleSettingProblems } from '../config/environment/module-settings.js';
 import { RuntimeDatabase } from '../persistence/runtime-database.js';
 import { WorkerModule } from './worker.module.js';
 
 export async function bootstrapWorker(options: AgentHooksModuleOptions): Promise<INestApplicationContext> {
+  // Before Nest or the database: a malformed setting stops the start (exit 2, G7).
+  assertNoSettingProblems(moduleSettingProblems(options));
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(options), { logger: ['log', 'warn', 'error'] });
   await app.get(RuntimeDatabase).stores();
   await app.init();

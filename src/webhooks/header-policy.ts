@@ -1,5 +1,5 @@
 /**
- * Which outgoing webhook headers a hook may set (W6). Shared by the config-time check and the send-time
+ * Which outgoing webhook headers a hook may set (W4, W6). Shared by the config-time check and the send-time
  * resolver, so a persisted config that bypassed the schema is still refused before anything is sent.
  */
 
@@ -24,6 +24,13 @@ const FORBIDDEN = new Set([
 ]);
 const FORBIDDEN_PREFIXES = ['proxy-', 'sec-'];
 
+/**
+ * W4: names that steer the transport. The Standard Webhooks headers are ours (signed per attempt), and QStash
+ * reads every `Upstash-*` header as its own option (`Upstash-Callback`, `Upstash-Forward-*`, …).
+ */
+const TRANSPORT = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+const TRANSPORT_PREFIX = 'upstash-';
+
 /** Characters allowed in a header value: HTAB, visible ASCII, space and obs-text (what undici accepts). */
 const INVALID_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 const LINE_BREAK_OR_NUL = /[\r\n\0]/;
@@ -43,6 +50,9 @@ export function headerNameProblem(name: string): string | undefined {
   const lower = name.toLowerCase();
   if (FORBIDDEN.has(lower) || FORBIDDEN_PREFIXES.some((prefix) => lower.startsWith(prefix))) {
     return 'is a forbidden header (set by the HTTP client, never by a hook)';
+  }
+  if (TRANSPORT.has(lower) || lower.startsWith(TRANSPORT_PREFIX)) {
+    return 'is a transport header (W4: webhook-* signature headers and Upstash-* QStash options are never set by a hook)';
   }
   return undefined;
 }

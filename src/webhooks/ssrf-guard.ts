@@ -24,9 +24,10 @@ export class SsrfGuard {
   private readonly allowed: readonly Network[];
 
   constructor(allowNetworks: readonly string[]) {
-    this.allowed = allowNetworks.map((entry) => {
+    this.allowed = allowNetworks.map((entry, index) => {
       const network = parseNetwork(entry);
-      if (!network) throw new WebhookError('configuration', `allowNetworks: ${JSON.stringify(entry)} is not a valid CIDR`);
+      // By position: a configuration error never echoes the value (G7).
+      if (!network) throw new WebhookError('configuration', `allowNetworks entry ${index + 1} is not a valid CIDR`);
       return network;
     });
   }
@@ -88,7 +89,7 @@ export function refused(host: string): WebhookError {
 
 /**
  * The allow-list from `AGENT_HOOKS_WEBHOOK_ALLOW_NETWORKS` (comma-separated CIDRs; blanks ignored). An invalid
- * entry is a `configuration` error naming the variable and that entry only.
+ * entry is a `configuration` error naming the variable and the entry's position, never its value (G7).
  */
 export function parseAllowNetworks(env: NodeJS.ProcessEnv = process.env): string[] {
   const raw = env[ALLOW_NETWORKS_ENV];
@@ -97,10 +98,15 @@ export function parseAllowNetworks(env: NodeJS.ProcessEnv = process.env): string
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry.length > 0);
-  for (const entry of entries) {
-    if (!parseNetwork(entry)) throw new WebhookError('configuration', `${ALLOW_NETWORKS_ENV}: ${JSON.stringify(entry)} is not a valid CIDR`);
-  }
+  const problem = allowNetworksProblem(entries);
+  if (problem !== undefined) throw new WebhookError('configuration', `${ALLOW_NETWORKS_ENV}: ${problem}`);
   return entries;
+}
+
+/** `entry N is not a valid CIDR` for the first invalid entry, or `undefined`. */
+export function allowNetworksProblem(entries: readonly string[]): string | undefined {
+  const bad = entries.findIndex((entry) => !parseNetwork(entry));
+  return bad === -1 ? undefined : `entry ${bad + 1} is not a valid CIDR`;
 }
 
 /**

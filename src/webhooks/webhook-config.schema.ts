@@ -10,9 +10,10 @@ import { HookConfigurationError } from '../hooks/hook-errors.js';
 import { HOOK_POINTS, isHookPoint, type AgentHookPoint } from '../hooks/hook-points.js';
 import type { CallerHookValidator } from '../hooks/hook-ports.js';
 import { compileMatcher } from '../hooks/matcher.js';
+import { matcherScopeProblem } from '../hooks/matcher-scope.js';
 import { ENVIRONMENT_HOOK_ID_PREFIX, isReservedVariable } from './environment-hook-id.js';
 import { checkHeaderTemplates, ENV_VAR_NAME } from './header-template.js';
-import { APP_URL_ENV, resolveWebhookUrl } from './webhook-url.js';
+import { APP_URL_ENV, isAppRelative, resolveWebhookUrl } from './webhook-url.js';
 
 /** 2^31 − 1 ms, the longest timer Node can arm, in seconds. */
 export const MAX_WEBHOOK_TIMEOUT_SECONDS = 2_147_483.647;
@@ -78,7 +79,8 @@ function keyPath(path: readonly PropertyKey[]): string {
 
 /**
  * Validates a hook's webhook and returns it normalized: defaults filled in (`delivery: 'fetch'`,
- * `timeout: 30`, `responseHandling: 'ignore'`, `onError: 'continue'`) and the URL resolved.
+ * `timeout: 30`, `responseHandling: 'ignore'`, `onError: 'continue'`), an absolute URL normalized, an
+ * app-relative one kept as given (resolved at send time, W4).
  */
 export function validateWebhookHook(hook: WebhookHookInput, options: WebhookValidationOptions): AgentHookWebhook {
   const { where } = options;
@@ -115,7 +117,9 @@ export function validateWebhookHook(hook: WebhookHookInput, options: WebhookVali
 
   const resolution = resolveWebhookUrl(webhook.url, options.appUrl ?? process.env[APP_URL_ENV]);
   if ('problem' in resolution) fail('webhook.url', resolution.problem);
-  const { url } = resolution;
+  // W4: an app-relative path is kept as given (and persisted so); each sending process resolves it against
+  // its own appUrl. Checking it here still refuses a path that cannot resolve.
+  const url = isAppRelative(webhook.url) ? webhook.url : resolution.url;
 
   checkHeaderTemplates(webhook.headers, webhook.allowedEnvVars, where);
   if (webhook.body !== undefined) {
@@ -141,11 +145,9 @@ export function validateWebhookHook(hook: WebhookHookInput, options: WebhookVali
     fail('webhook.onError', "'block' requires responseHandling 'toolCall' (only a control can block)");
   }
 
-  // Omitted, empty or `*` mean "every tool" (W5), which says nothing on a non-tool event.
   const matcher = hook.matcher;
-  if (matcher !== undefined && matcher !== '' && matcher !== '*' && !HOOK_POINTS[type].toolEvent) {
-    fail('matcher', `applies to tool events only (beforeToolCall, afterToolCall, onToolCallError), not ${type}`);
-  }
+  const scope = matcherScopeProblem(type, matcher);
+  if (scope) fail('matcher', scope);
   compileMatcher(matcher, where);
 
   return {
@@ -170,7 +172,7 @@ export class WebhookCallerHookValidator implements CallerHookValidator {
   constructor(private readonly options: { appUrl?: string } = {}) {}
 
   /**
-   * Throws `HookConfigurationError` to reject. Returns the normalized webhook (defaults, resolved URL) so
+   * Throws `HookConfigurationError` to reject. Returns the normalized webhook (defaults, URL checked) so
    * the registry can store it instead of the raw input; `undefined` for a handler-only hook.
    */
   validate(hook: AgentHook, index: number): AgentHookWebhook | undefined {

@@ -20,6 +20,7 @@ import { WebhookHttpClient } from './webhook-http-client.js';
 import { signingSecretOf } from './outgoing-headers.js';
 import { WebhookSender } from './webhook-sender.js';
 import { webhookIdFor } from './webhook-id.js';
+import { APP_URL_ENV, isAppRelative, resolveWebhookUrl } from './webhook-url.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 
@@ -29,6 +30,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
   private readonly client: WebhookHttpClient;
   private readonly sender: WebhookSender;
   private payloads: WebhookPayloadBuilder;
+  private readonly appUrl: string | undefined;
 
   constructor(
     @Inject(AGENT_HOOKS_MODULE_OPTIONS) options: AgentHooksModuleOptions,
@@ -41,6 +43,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     this.client = new WebhookHttpClient({ allowNetworks });
     this.sender = new WebhookSender(this.client, signingSecretOf(options));
     this.payloads = new WebhookPayloadBuilder(directory);
+    this.appUrl = options.webhooks?.appUrl || undefined;
   }
 
   /**
@@ -70,6 +73,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     if (payload === undefined) throw new WebhookError('cancelled', `delivery of hook ${request.hook.id} was cancelled`);
     const body = JSON.stringify(payload);
     const webhookId = webhookIdFor(request.hook.id, request.point, request.event);
+    const url = this.targetUrl(request, webhook);
     const delivery = webhook.delivery ?? 'fetch';
     if (delivery !== 'fetch') {
       try {
@@ -81,7 +85,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
           point: request.point,
           source: request.hook.source,
           ...(request.operationId !== undefined ? { operationId: request.operationId } : {}),
-          url: webhook.url,
+          url,
           headers: webhook.headers ?? {},
           allowedEnvVars: webhook.allowedEnvVars ?? [],
           timeoutSeconds: webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS,
@@ -94,7 +98,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
         this.logger.warn(`${delivery} delivery of hook ${request.hook.id} at ${request.point} failed (${errorCode(error, 'queue_unavailable')}); posting directly`);
       }
     }
-    await this.send(request, webhook, body, webhookId, false);
+    await this.send(request, webhook, url, body, webhookId, false);
   }
 
   async control(request: WebhookRequest): Promise<unknown> {
@@ -104,7 +108,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
       ...(request.signal ? { signal: request.signal } : {}),
     });
     if (payload === undefined) throw new WebhookError('cancelled', `control hook ${request.hook.id} was cancelled`);
-    const text = await this.send(request, webhook, JSON.stringify(payload), `msg_${randomUUID()}`, true);
+    const text = await this.send(request, webhook, this.targetUrl(request, webhook), JSON.stringify(payload), `msg_${randomUUID()}`, true);
     if (text === undefined || text.trim().length === 0) return undefined;
     try {
       return JSON.parse(text) as unknown;
@@ -117,13 +121,24 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     await this.client.close();
   }
 
-  private async send(request: WebhookRequest, webhook: AgentHookWebhook, body: string, webhookId: string, expectBody: boolean): Promise<string | undefined> {
+  private async send(request: WebhookRequest, webhook: AgentHookWebhook, url: string, body: string, webhookId: string, expectBody: boolean): Promise<string | undefined> {
     // Resolved on every send so rotated secrets are picked up; errors name the variable, never a value (W6).
     const response = await this.sender.post(
-      { url: webhook.url, headers: webhook.headers ?? {}, allowedEnvVars: webhook.allowedEnvVars ?? [], timeoutSeconds: webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS, body, webhookId },
+      { url, headers: webhook.headers ?? {}, allowedEnvVars: webhook.allowedEnvVars ?? [], timeoutSeconds: webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS, body, webhookId },
       { expectBody, ...(request.signal ? { signal: request.signal } : {}) },
     );
     return response.body;
+  }
+
+  /**
+   * W4: an app-relative URL is resolved now, against this process's app URL (the option, else the
+   * environment); absolute URLs were normalized at registration. The message never quotes the URL.
+   */
+  private targetUrl(request: WebhookRequest, webhook: AgentHookWebhook): string {
+    if (!isAppRelative(webhook.url)) return webhook.url;
+    const resolution = resolveWebhookUrl(webhook.url, this.appUrl ?? process.env[APP_URL_ENV]);
+    if ('problem' in resolution) throw new WebhookError('configuration', `webhook url of hook ${request.hook.id} ${resolution.problem}`);
+    return resolution.url;
   }
 
   private webhookOf(request: WebhookRequest): AgentHookWebhook {

@@ -44,6 +44,11 @@ function rawProblem(raw: string): string | undefined {
   return undefined;
 }
 
+/** An app-relative `/path` (not `//host`): stored as given, resolved by whichever process sends (W4). */
+export function isAppRelative(raw: string): boolean {
+  return raw.startsWith('/') && !raw.startsWith('//');
+}
+
 /**
  * Validates `raw` and resolves an app-relative `/path` against `appUrl`. The result stays on the app's
  * origin: a path can never name another host.

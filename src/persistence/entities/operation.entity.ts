@@ -8,6 +8,7 @@ import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
 import type { TerminalReason } from '../../hooks/agent-events.js';
 import { doubleColumn, idColumn, integerColumn, jsonColumn, nameColumn, timestampColumn, wordColumn, primaryColumn } from '../columns.js';
 import type { OperationStatus, StoredRunContext } from '../records.js';
+import type { ClientToolDeclaration } from '../../runtime/tools/client-tools.js';
 
 @Entity({ name: 'agent_hooks_operations' })
 // Idempotent creation: one operation per (owner, key). `idempotency_owner` is the owner id, or '' for an
@@ -82,6 +83,10 @@ export class OperationEntity {
   @Column(nameColumn('idempotency_key', true))
   idempotencyKey!: string | null;
 
+  /** SHA-256 (hex) of the request that created it under `idempotency_key` (G8); null without one. */
+  @Column({ name: 'idempotency_digest', type: 'varchar', length: 64, nullable: true })
+  idempotencyDigest!: string | null;
+
   /** Optimistic versioning: every state change is `… WHERE version = :expected` and bumps it. */
   @VersionColumn({ name: 'version', type: 'integer' })
   version!: number;
@@ -101,6 +106,10 @@ export class OperationEntity {
 
   @Column(timestampColumn('completed_at', true))
   completedAt!: string | null;
+
+  /** The client tools its caller declared for this operation (SPEC G1, DESIGN §5); null when none. */
+  @Column(jsonColumn('client_tools', true))
+  clientTools!: ClientToolDeclaration[] | null;
 
   /** When the terminal sequence (hooks, the sub-agent bridge) finished; null while it is owed. */
   @Column(timestampColumn('terminal_hooks_at', true))

@@ -1,6 +1,7 @@
 /**
  * `agent_hooks_tool_result_placeholders`: a deferred call's result slot. It goes `empty` → `final` exactly
  * once (`UPDATE … WHERE state = 'empty'`): the first final write wins (L4), whichever process makes it.
+ * While `empty`, one result at a time may hold it to run its after-chain (`claimed_by` until `claimed_until`).
  */
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ToolResult } from '../../hooks/agent-events.js';
@@ -28,4 +29,12 @@ export class ToolResultPlaceholderEntity {
 
   @Column(timestampColumn('finalized_at', true))
   finalizedAt!: string | null;
+
+  /** Who is running the result's after-chain now (G5): one decider at a time, across processes. */
+  @Column(nameColumn('claimed_by', true))
+  claimedBy!: string | null;
+
+  /** When that claim lapses unless renewed, so a crashed decider does not block the call forever. */
+  @Column(timestampColumn('claimed_until', true))
+  claimedUntil!: string | null;
 }

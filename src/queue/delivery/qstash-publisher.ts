@@ -7,9 +7,10 @@
  *   the caller's fallback applies (D3).
  * - The destination passes the webhook URL checks and the SSRF guard before anything is sent; the QStash
  *   API URL is operator configuration and is not filtered (DESIGN §4).
- * - Header templates are resolved now and given to the client as `headers`, which it sends as
- *   `Upstash-Forward-*` (QStash forwards them); the Standard Webhooks headers go along with the same
- *   `webhook-id`, which is also QStash's deduplication id. The hook's timeout becomes `Upstash-Timeout`.
+ * - Header templates are resolved now and given to the client already prefixed `Upstash-Forward-*`
+ *   (QStash forwards them; hook headers never reach it under any other name, W4); the Standard Webhooks
+ *   headers go along with the same `webhook-id`, which is also QStash's deduplication id. The hook's
+ *   timeout becomes `Upstash-Timeout`.
  * - A failed publish is reported by status or error code only: the client's errors carry QStash's response
  *   body, which is never put in a message or a log.
  * - The client's dev-server mode is off (it would download and start a binary) and so is its telemetry;
@@ -48,8 +49,7 @@ export class QStashPublisher {
     const token = this.env[QSTASH_TOKEN_ENV];
     if (!token) throw new WebhookError('configuration', `qstash delivery of hook ${webhook.hookId} needs ${QSTASH_TOKEN_ENV}`);
     const target = await checkRelayedTarget(webhook.url, this.guard);
-    const headers = this.headers.for(webhook);
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    const headers = forwarded(this.headers.for(webhook));
     const failed = (reason: string) => new WebhookError('queue_unavailable', `qstash publish of hook ${webhook.hookId} failed (${reason})`);
     try {
       const client = await this.clientFor(token, this.env[QSTASH_URL_ENV] || DEFAULT_QSTASH_URL);
@@ -90,6 +90,20 @@ export class QStashPublisher {
     }
     return this.client.client;
   }
+}
+
+/**
+ * W4: every outgoing header reaches QStash as `Upstash-Forward-<name>`, prefixed here rather than by the
+ * client (which passes any `Upstash-*` name through raw, as one of QStash's own options). Only the content
+ * type goes as is: QStash forwards it as the message's content type.
+ */
+function forwarded(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'content-type') out['content-type'] = value;
+    else out[`Upstash-Forward-${name}`] = value;
+  }
+  return out;
 }
 
 /** HTTP status or a transport error code; never the error's message (it holds QStash's response body). */

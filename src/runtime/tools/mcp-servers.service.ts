@@ -10,6 +10,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../hooks/agent-events.js';
 import type { RunContext } from '../../hooks/contexts.js';
 import { HookDispatcher } from '../../hooks/hook-dispatcher.js';
+import { MAX_IDENTIFIER_LENGTH } from '../../hooks/input-limits.js';
 import { McpServerConnection, type McpCallOptions, type McpServerState } from './mcp-client.js';
 import { fromMcpResult } from './mcp-result.js';
 import { ToolConfigurationError } from './tool-errors.js';
@@ -74,7 +75,8 @@ export class McpServersService implements OnApplicationBootstrap, OnModuleDestro
     const definitions: ToolDefinition[] = [];
     for (const tool of tools) {
       // `identifier/apiName` must stay splittable and match like local tool names.
-      if (!NAME_PART.test(tool.name)) continue;
+      // G6: a name too long for the database columns is not offered either.
+      if (!NAME_PART.test(tool.name) || tool.name.length > MAX_IDENTIFIER_LENGTH) continue;
       definitions.push(toDefinition(serverId, tool));
     }
     return definitions;

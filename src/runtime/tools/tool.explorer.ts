@@ -5,6 +5,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ContextIdFactory, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { MAX_IDENTIFIER_LENGTH } from '../../hooks/input-limits.js';
 import { ArgumentValidator } from './argument-validator.js';
 import type { LocalTool, LocalToolContext, LocalToolHandler } from './local-tool.js';
 import { LocalToolRegistry } from './local-tool.registry.js';
@@ -64,6 +65,10 @@ export class ToolExplorer implements OnModuleInit {
     }
     if (typeof apiName !== 'string' || !NAME_PART.test(apiName)) {
       throw new ToolConfigurationError(`${where}: apiName must match ${NAME_PART.source}`);
+    }
+    // G6: stored in varchar(255) columns; PostgreSQL would refuse a longer name mid-operation, SQLite not.
+    for (const [key, value] of [['identifier', identifier], ['apiName', apiName]] as const) {
+      if (value.length > MAX_IDENTIFIER_LENGTH) throw new ToolConfigurationError(`${where}: ${key} must be at most ${MAX_IDENTIFIER_LENGTH} characters`);
     }
     if (typeof description !== 'string') throw new ToolConfigurationError(`${where}: description must be a string`);
     if (!parameters || typeof parameters !== 'object' || Array.isArray(parameters)) {

@@ -9,6 +9,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   404: 'No such operation (or another owner’s), agent or tool call',
   409: 'Not pending any more, or already completed',
   413: 'Request body too large',
+  422: 'The Idempotency-Key was already used with a different body (idempotency_key_reused)',
   424: "A caller webhook with fallback 'none' could not be delivered",
 };
 

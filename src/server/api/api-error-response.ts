@@ -8,12 +8,15 @@ import { CriticalHookDeliveryError, HookConfigurationError } from '../../hooks/h
 import { OperationNotFoundError, StaleOperationError } from '../../persistence/persistence-errors.js';
 import {
   AlreadyCompletedError,
+  IdempotencyKeyReusedError,
   InterventionNotPendingError,
+  OperationCompletedError,
   UnknownAgentError,
   UnknownInterventionError,
   UnknownOperationError,
 } from '../../runtime/runtime-errors.js';
 import { ApiError } from './api-error.js';
+import { InvalidClientToolsError } from '../../runtime/tools/client-tools.js';
 import { JSON_BODY_LIMIT_BYTES } from './json-body.js';
 
 export interface ErrorResponse {
@@ -58,11 +61,17 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof UnknownAgentError) return response(404, exception.code, exception.message);
   if (exception instanceof UnknownOperationError || exception instanceof OperationNotFoundError) return response(404, 'not_found', 'no such operation');
   if (exception instanceof UnknownInterventionError) return response(404, exception.code, exception.message);
-  if (exception instanceof InterventionNotPendingError || exception instanceof AlreadyCompletedError) return response(409, exception.code, exception.message);
+  if (exception instanceof InterventionNotPendingError || exception instanceof AlreadyCompletedError || exception instanceof OperationCompletedError) {
+    return response(409, exception.code, exception.message);
+  }
+  // G8: the key already names an operation created from another body.
+  if (exception instanceof IdempotencyKeyReusedError) return response(422, exception.code, exception.message);
   // Two decisions raced on the same operation: the loser may retry.
   if (exception instanceof StaleOperationError) return response(409, 'conflict', 'the operation changed meanwhile; read it again and retry');
   // A caller hook's configuration: the message names the hook and the field, never a value.
   if (exception instanceof HookConfigurationError) return response(400, 'invalid_request', exception.message);
+  // Declared client tools: the message names the field, never a value.
+  if (exception instanceof InvalidClientToolsError) return response(400, 'invalid_request', exception.message);
   // A caller's own `fallback: 'none'` webhook failed during a decision: its receiver's fault, not ours.
   if (exception instanceof CriticalHookDeliveryError) return response(424, 'hook_delivery_failed', 'a webhook with fallback none could not be delivered');
   if (exception instanceof HttpException) return fromHttpException(exception);

@@ -55,11 +55,12 @@ export class ApiKeyRing {
         text = readFileSync(file, 'utf8');
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-        throw new ServerConfigurationError(`${API_KEYS_FILE_ENV}: cannot read ${file} (${code})`);
+        // The variable, not its value (G7): the path is the operator's, and so is the error.
+        throw new ServerConfigurationError(`${API_KEYS_FILE_ENV}: cannot read the file it names (${code})`);
       }
       text.split(/\r?\n/).forEach((line, index) => {
         const entry = line.trim();
-        if (entry !== '' && !entry.startsWith('#')) sources.push({ where: `${file} line ${index + 1}`, entry });
+        if (entry !== '' && !entry.startsWith('#')) sources.push({ where: `${API_KEYS_FILE_ENV} line ${index + 1}`, entry });
       });
     }
     return ApiKeyRing.of(sources);

@@ -101,7 +101,7 @@ export const TIMELINE: SchemaObject = {
           at: { type: 'string', format: 'date-time' },
           point: string,
           hookId: string,
-          source: { type: 'string', enum: ['decorator', 'config', 'caller', 'environment'] },
+          source: { type: 'string', enum: ['decorator', 'config', 'caller', 'environment', 'runtime'] },
           outcome: { type: 'string', enum: ['ok', 'mocked', 'allowed', 'denied', 'notification', 'error'] },
           errorCode: string,
           latencyMs: { type: 'number' },

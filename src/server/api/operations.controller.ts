@@ -12,6 +12,7 @@ import { CurrentCaller, type Caller } from './caller.js';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.js';
 import { CANCELLED, CREATE_OPERATION_BODY, CREATED_OPERATION, MESSAGES, OPERATION, TIMELINE } from './openapi-schemas.js';
 import { execAgentInput } from './operation-input.js';
+import { requestDigest } from './request-digest.js';
 import { OperationReader } from './operation-reader.js';
 import { messageView, type MessageView, type OperationView, type TimelineItemView } from './operation-views.js';
 import { OperationIdPipe } from './path-params.js';
@@ -36,10 +37,10 @@ export class OperationsController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Start an operation', description: 'context.userId is always the caller’s owner id. Caller hooks are webhook-only.' })
-  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'A retry with the same key returns the same operation' })
+  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'A retry with the same key and body returns the same operation; another body is 422 idempotency_key_reused' })
   @ApiBody({ schema: CREATE_OPERATION_BODY })
   @ApiResponse({ status: 201, schema: CREATED_OPERATION })
-  @ApiErrors(400, 404, 413)
+  @ApiErrors(400, 404, 413, 422)
   async create(
     @Body() body: unknown,
     @Headers(IDEMPOTENCY_KEY_HEADER.toLowerCase()) idempotencyHeader: string | undefined,
@@ -48,7 +49,9 @@ export class OperationsController {
     const input = parseRequest(createOperationBody, body);
     const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
     checkCallerHooks(input.hooks ?? [], this.options.callerEnvAllowlist);
-    const { operationId, done } = await this.runtime.execAgent(execAgentInput(input, caller, idempotencyKey));
+    // G8: a retry must repeat the body; the same key with another body is a 422.
+    const digest = idempotencyKey !== undefined ? requestDigest(body) : undefined;
+    const { operationId, done } = await this.runtime.execAgent(execAgentInput(input, caller, idempotencyKey, digest));
     // Nobody here waits for the end; a watcher stopped by shutdown must not become an unhandled rejection.
     done.catch(() => undefined);
     const operation = await this.reader.find(operationId);

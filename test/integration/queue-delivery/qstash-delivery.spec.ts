@@ -7,7 +7,7 @@ import { Logger } from '@nestjs/common';
 import { Receiver } from '@upstash/qstash';
 import { Webhook } from 'standardwebhooks';
 import type { AgentHook } from '../../../src/hooks/agent-hook.js';
-import { CriticalHookDeliveryError } from '../../../src/hooks/hook-errors.js';
+import { CriticalHookDeliveryError, HookConfigurationError } from '../../../src/hooks/hook-errors.js';
 import { resolveDeliverySettings } from '../../../src/queue/delivery/delivery-settings.js';
 import { QStashPublisher } from '../../../src/queue/delivery/qstash-publisher.js';
 import type { QueuedWebhook } from '../../../src/webhooks/queued-delivery.port.js';
@@ -114,6 +114,51 @@ describe('qstash delivery', () => {
     await expect(
       new Receiver({ currentSigningKey: 'wrong-current', nextSigningKey: 'wrong-next' }).verify({ signature: String(request.headers['upstash-signature']), body: request.body }),
     ).rejects.toThrow();
+  });
+});
+
+describe('W4 transport headers over qstash', () => {
+  const CALLBACK = 'https://callback.example.com/steal-DISTINCTIVE-91c2';
+
+  it('W4: an Upstash-Callback hook header is refused at registration', async () => {
+    for (const name of ['Upstash-Callback', 'upstash-forward-x-team', 'UPSTASH-DELAY', 'webhook-signature', 'Host']) {
+      let caught: unknown;
+      try {
+        harness.registry.register('op-1', [hook('q', { headers: { [name]: CALLBACK } })]);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(HookConfigurationError);
+      const message = (caught as Error).message;
+      expect(message).toContain('hooks[0] (q): webhook.headers');
+      expect(message).toContain(JSON.stringify(name));
+      expect(message).not.toContain('DISTINCTIVE');
+    }
+    expect(harness.registry.hasCallerHooks('op-1')).toBe(false);
+    await harness.dispatcher.dispatch('onComplete', event);
+    expect(qstash.publishes).toHaveLength(0);
+  });
+
+  it("W4: QStash sees a hook's header only as Upstash-Forward-<name>, and no Upstash-* option the hook chose", async () => {
+    harness.registry.register('op-1', [hook('q', { headers: { 'X-Team': 'platform', authorization: 'Bearer ${QSTASH_HOOK_TOKEN}' } })]);
+    await harness.dispatcher.dispatch('onComplete', event);
+    expect(qstash.publishes).toHaveLength(1);
+    const seen = qstash.publishes[0]!.headers;
+    expect(seen['upstash-forward-x-team']).toBe('platform');
+    expect(seen['x-team']).toBeUndefined();
+    // Every Upstash-* name QStash reads is a forwarded header or one of the publisher's own options.
+    const options = Object.keys(seen).filter((name) => name.startsWith('upstash-') && !name.startsWith('upstash-forward-'));
+    expect(options.sort()).toEqual(['upstash-deduplication-id', 'upstash-method', 'upstash-timeout']);
+    expect((await delivered()).headers['x-team']).toBe('platform');
+  });
+
+  it('W4: a stored webhook that bypassed the schema never reaches QStash with its Upstash-* header', async () => {
+    const publisher = new QStashPublisher(resolveDeliverySettings({ webhooks: { allowNetworks: ['127.0.0.0/8'] } }));
+    const refused = await publisher.publish(queued({ headers: { 'Upstash-Callback': CALLBACK } })).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(WebhookError);
+    expect((refused as WebhookError).code).toBe('configuration');
+    expect((refused as WebhookError).message).not.toContain('DISTINCTIVE');
+    expect(qstash.publishes).toHaveLength(0);
   });
 });
 

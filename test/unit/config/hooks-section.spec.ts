@@ -86,7 +86,7 @@ describe('E4 hooks: valid sections', () => {
     expect(agent!.onError).toBeUndefined();
   });
 
-  it('a matcher compiles on every tool point of both families; "" and "*" are accepted anywhere', () => {
+  it('a matcher compiles on every tool point of both families; "" and "*" match every tool there', () => {
     const tools = ['before_tool_call', 'after_tool_call', 'transform_tool_result', 'on_tool_error', 'beforeToolCall', 'afterToolCall', 'onToolCallError'];
     const found = entries(tools.map((point) => `  ${point}:\n    - { ref: "m:f", matcher: "^fs/(read|write)$" }\n`).join(''));
     expect(found).toHaveLength(tools.length);
@@ -94,8 +94,18 @@ describe('E4 hooks: valid sections', () => {
       expect(entry.matcher?.test('fs/read')).toBe(true);
       expect(entry.matcher?.test('clock/now')).toBe(false);
     }
-    const open = entries('  on_run_end:\n    - { ref: "m:f", matcher: "*" }\n  beforeStep:\n    - { ref: "m:f", matcher: "" }\n');
+    const open = entries('  after_tool_call:\n    - { ref: "m:f", matcher: "*" }\n  beforeToolCall:\n    - { ref: "m:f", matcher: "" }\n');
     expect(open.map((entry) => entry.matcher)).toEqual([undefined, undefined]);
+  });
+
+  it.each(['""', '"*"', 'null', '"^fs/"'])("W5: a matcher key on a non-tool point is refused at registration, even %s", (value) => {
+    const yaml = `  on_run_end:\n    - { ref: "m:f", matcher: ${value} }\n  beforeStep:\n    - { ref: "m:f", matcher: ${value} }\n`;
+    const error = rejection(yaml);
+    expect(error.issues.map((issue) => [issue.path, issue.line])).toEqual([
+      ['hooks.on_run_end[0].matcher', 4],
+      ['hooks.beforeStep[0].matcher', 6],
+    ]);
+    for (const issue of error.issues) expect(issue.message).toContain('tool points only');
   });
 
   it('every one of the 27 points of either family is accepted', () => {

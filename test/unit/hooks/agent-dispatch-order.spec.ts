@@ -211,6 +211,8 @@ describe('A1 register validates the whole batch before changing anything', () =>
     ['neither a handler nor a webhook', { id: 'x', type: 'afterStep' }],
     ['a matcher on a non-tool event', { id: 'x', type: 'afterStep', matcher: '^fs/', handler: () => undefined }],
     ['a matcher on beforeCompact (not a tool event)', { id: 'x', type: 'beforeCompact', matcher: 'fs', handler: () => undefined }],
+    ["W5: matcher '' on a non-tool event", { id: 'x', type: 'onComplete', matcher: '', handler: () => undefined }],
+    ["W5: matcher '*' on a non-tool event", { id: 'x', type: 'afterStep', matcher: '*', webhook: { url: 'https://receiver.example.com/h' } }],
     ['an invalid regex matcher', { id: 'x', type: 'beforeToolCall', matcher: '(unclosed', handler: () => undefined }],
     ['a handler that is not a function', { id: 'x', type: 'afterStep', handler: 'audit' }],
     ['an empty id', { id: '', type: 'afterStep', handler: () => undefined }],

@@ -413,15 +413,28 @@ describe('discovery: bad @OnHook usage is rejected at bootstrap, naming class an
     expect(err.message).toContain('RunMatcher.start');
   });
 
-  it('W5: an omitted, empty or * matcher is accepted on a non-tool point', async () => {
+  it.each(['', '*'])("W5: @OnHook with matcher '%s' on a non-tool point fails the bootstrap", async (matcher) => {
+    @Injectable()
+    class OpenStep {
+      @OnHook('afterStep', { matcher }) a() {}
+    }
+    const err = await bootError(OpenStep);
+    expect(err).toBeInstanceOf(HookConfigurationError);
+    expect(err.message).toContain('OpenStep.a: matcher');
+    expect(err.message).toContain('tool points only');
+  });
+
+  it('W5: an omitted, empty or * matcher is accepted on a tool point and matches every tool', async () => {
     @Injectable()
     class Fine {
-      @OnHook('afterStep', { matcher: '*' }) a() {}
-      @OnHook('afterStep', { matcher: '' }) b() {}
+      @OnHook('afterToolCall', { matcher: '*' }) a() {}
+      @OnHook('afterToolCall', { matcher: '' }) b() {}
+      @OnHook('afterStep') c() {}
     }
     const { registry } = await boot(Fine);
-    expect(registry.appHooks('afterStep')).toHaveLength(2);
-    expect(registry.appHooks('afterStep').every((h) => h.matcher === undefined)).toBe(true);
+    expect(registry.appHooks('afterToolCall')).toHaveLength(2);
+    expect(registry.appHooks('afterToolCall').every((h) => h.matcher === undefined)).toBe(true);
+    expect(registry.appHooks('afterStep')).toHaveLength(1);
   });
 
   it('W5: an invalid regex fails the bootstrap', async () => {
@@ -433,7 +446,9 @@ describe('discovery: bad @OnHook usage is rejected at bootstrap, naming class an
     const err = await bootError(BadRegex);
     expect(err).toBeInstanceOf(HookConfigurationError);
     expect(err.message).toContain('BadRegex.audit');
-    expect(err.message).toContain('^fs/(read');
+    // G6: the field is named, the pattern is never echoed.
+    expect(err.message).toContain('matcher: invalid regular expression');
+    expect(err.message).not.toContain('^fs/(read');
   });
 
   it('E4/E6: a bad failurePolicy fails the bootstrap', async () => {

@@ -140,20 +140,20 @@ describe('W4 url', () => {
     rejection(() => validate(hook({})), 'webhook.url');
   });
 
-  it('W4: an app-relative /path resolves against the appUrl option', () => {
-    expect(validate(hook({ url: '/hooks/agent?x=1' }), 'https://app.example.com/base/').url).toBe(
-      'https://app.example.com/hooks/agent?x=1',
-    );
+  it('W4: an app-relative /path is checked against the appUrl option and kept as given (resolved at send time)', () => {
+    expect(validate(hook({ url: '/hooks/agent?x=1' }), 'https://app.example.com/base/').url).toBe('/hooks/agent?x=1');
   });
 
-  it('W4: an app-relative /path resolves against AGENT_HOOKS_APP_URL when no option is given', () => {
+  it('W4: an app-relative /path is checked against AGENT_HOOKS_APP_URL when no option is given', () => {
     process.env[APP_URL_ENV] = 'http://app.internal:3000';
-    expect(validate(hook({ url: '/hooks' })).url).toBe('http://app.internal:3000/hooks');
+    expect(validate(hook({ url: '/hooks' })).url).toBe('/hooks');
   });
 
   it('W4: the appUrl option wins over AGENT_HOOKS_APP_URL', () => {
+    process.env[APP_URL_ENV] = 'not-an-app-url';
+    expect(validate(hook({ url: '/hooks' }), 'https://from-option.example.com').url).toBe('/hooks');
     process.env[APP_URL_ENV] = 'http://from-env.example.com';
-    expect(validate(hook({ url: '/hooks' }), 'https://from-option.example.com').url).toBe('https://from-option.example.com/hooks');
+    rejection(() => validate(hook({ url: '/hooks' }), 'from-option.example.com'), 'webhook.url', 'app URL');
   });
 
   it('W4: an app-relative url without any app URL is an error naming both settings', () => {
@@ -167,7 +167,8 @@ describe('W4 url', () => {
 
   it('W4: an app-relative path cannot leave the app origin', () => {
     const url = validate(hook({ url: '/..//evil.example.com/x' }), 'https://app.example.com').url;
-    expect(new URL(url).origin).toBe('https://app.example.com');
+    expect(url).toBe('/..//evil.example.com/x');
+    expect(new URL(url, 'https://app.example.com').origin).toBe('https://app.example.com');
   });
 });
 
@@ -211,6 +212,21 @@ describe('W4/W6 headers and allowedEnvVars', () => {
       rejection(() => validate(hook({ url: URL_OK, allowedEnvVars: ['OK', name] })), 'webhook.allowedEnvVars[1]');
     }
     rejection(() => validate(hook({ url: URL_OK, allowedEnvVars: 'HOOK_TOKEN' })), 'webhook.allowedEnvVars');
+  });
+
+  it.each(['Host', 'content-length', 'Transfer-Encoding', 'CONNECTION', 'webhook-id', 'Webhook-Timestamp', 'WEBHOOK-SIGNATURE', 'Upstash-Callback', 'upstash-forward-authorization', 'UPSTASH-DELAY', 'Upstash-X'])(
+    'W4: the transport header %s is refused at registration, naming the header, never its value',
+    (name) => {
+      rejection(() => validate(hook({ url: URL_OK, headers: { [name]: SECRET } })), 'webhook.headers', JSON.stringify(name));
+    },
+  );
+
+  it('W4: ordinary headers that merely contain those words are accepted', () => {
+    expect(validate(hook({ url: URL_OK, headers: { 'X-Upstash-Note': 'a', 'X-Webhook-Id': 'b', 'Content-Type': 'application/json' } })).headers).toEqual({
+      'X-Upstash-Note': 'a',
+      'X-Webhook-Id': 'b',
+      'Content-Type': 'application/json',
+    });
   });
 
   it('W6: a forbidden header is rejected at config time without its value', () => {
@@ -331,9 +347,14 @@ describe('W8–W12 cross-field rules', () => {
     rejection(() => validate(hook({ url: URL_OK }, { type, matcher: '^fs/' })), 'matcher', type);
   });
 
-  it("W5: '' and '*' mean every tool, so they are harmless anywhere", () => {
-    expect(validate(hook({ url: URL_OK }, { type: 'afterStep', matcher: '*' })).url).toBe(URL_OK);
-    expect(validate(hook({ url: URL_OK }, { type: 'afterStep', matcher: '' })).url).toBe(URL_OK);
+  it("W5: a matcher key on a non-tool point is refused at registration, even '' or '*'", () => {
+    rejection(() => validate(hook({ url: URL_OK }, { type: 'afterStep', matcher: '*' })), 'matcher', 'afterStep', 'tool points only');
+    rejection(() => validate(hook({ url: URL_OK }, { type: 'onComplete', matcher: '' })), 'matcher', 'onComplete', 'tool points only');
+  });
+
+  it("W5: '' and '*' on a tool point mean every tool", () => {
+    expect(validate(hook({ url: URL_OK }, { type: 'afterToolCall', matcher: '*' })).url).toBe(URL_OK);
+    expect(validate(hook({ url: URL_OK }, { type: 'onToolCallError', matcher: '' })).url).toBe(URL_OK);
   });
 
   it('W5: an invalid matcher is rejected', () => {
@@ -345,10 +366,10 @@ describe('WebhookCallerHookValidator', () => {
   const validator = new WebhookCallerHookValidator({ appUrl: 'https://app.example.com' });
   const callerWhere = (index: number, id: string) => `hooks[${index}] (${id})`;
 
-  it('returns the normalized webhook, app-relative urls resolved with its appUrl', () => {
+  it('returns the normalized webhook; an app-relative url stays as given (W4: resolved at send time)', () => {
     const caller: AgentHook = { id: 'audit', type: 'afterStep', webhook: { url: '/hooks/audit' } };
     expect(validator.validate(caller, 2)).toEqual({
-      url: 'https://app.example.com/hooks/audit',
+      url: '/hooks/audit',
       delivery: 'fetch',
       timeout: 30,
       responseHandling: 'ignore',
