@@ -3,7 +3,7 @@
  * is the one place a tool runs: arguments checked against the JSON Schema (ajv), the tool's timeout and the
  * operation's AbortSignal enforced, every failure turned into a `ToolError` the runtime can report.
  */
-import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import type { ToolResult } from '../../hooks/agent-events.js';
 import { errorType } from '../../hooks/hook-errors.js';
 import { AGENT_CALL_API_NAME, AGENT_CALL_IDENTIFIER, AGENT_CALL_TOOL } from './agent-call.tool.js';
@@ -24,7 +24,6 @@ const ANY_OBJECT: Record<string, unknown> = Object.freeze({ type: 'object' });
 
 @Injectable()
 export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
-  private readonly logger = new Logger('AgentHooks:Tools');
   private readonly defaultTimeoutMs: number;
   /** The configured client tools (`clientTools:` of agents.yaml), by name. */
   private readonly configuredClientTools: ReadonlyMap<string, ToolDefinition>;
@@ -97,6 +96,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
         else offered.addUnreachable(pattern.serverId, () => true, placeholder);
         continue;
       }
+      // Only an entry that names the built-in (`agents/call`, `agents/*`) offers it: `*` never hands out sub-agents.
       if (source.startsWith(`${AGENT_CALL_IDENTIFIER}/`) && pattern.matches(`${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME}`)) offered.add(AGENT_CALL_TOOL);
       for (const tool of this.local.all()) if (pattern.matches(nameOf(tool.definition))) offered.add(tool.definition);
       const servers = this.mcp.serverIds().filter((id) => pattern.mayMatchIdentifier(id));
@@ -110,30 +110,9 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     return offered;
   }
 
+  /** What `patterns` offer, without per-operation client tools (the model's tool list of `offer`). */
   async toolsFor(patterns: readonly string[]): Promise<ToolDefinition[]> {
-    const found = new Map<string, ToolDefinition>();
-    const add = (tool: ToolDefinition) => {
-      const name = `${tool.identifier}/${tool.apiName}`;
-      if (!found.has(name)) found.set(name, tool);
-    };
-    for (const source of patterns) {
-      const pattern = compileToolPattern(source);
-      if (pattern.kind === 'mcp') {
-        if (!this.mcp.has(pattern.serverId)) {
-          this.logger.warn(`tools entry ${source}: no such MCP server is configured`);
-          continue;
-        }
-        for (const tool of await this.mcpTools(pattern.serverId)) add(tool);
-        continue;
-      }
-      // Only an entry that names the built-in (`agents/call`, `agents/*`) offers it: `*` never hands out sub-agents.
-      if (source.startsWith(`${AGENT_CALL_IDENTIFIER}/`) && pattern.matches(`${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME}`)) add(AGENT_CALL_TOOL);
-      for (const tool of this.local.all()) if (pattern.matches(`${tool.definition.identifier}/${tool.definition.apiName}`)) add(tool.definition);
-      const servers = this.mcp.serverIds().filter((id) => pattern.mayMatchIdentifier(id));
-      const listed = await Promise.all(servers.map((id) => this.mcpTools(id)));
-      for (const tools of listed) for (const tool of tools) if (pattern.matches(`${tool.identifier}/${tool.apiName}`)) add(tool);
-    }
-    return [...found.values()];
+    return [...(await this.offer(patterns)).tools];
   }
 
   /**
@@ -212,12 +191,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     if (!check.valid) throw new ToolError('invalid_arguments', `invalid arguments for ${name}: ${check.summary}`);
   }
 
-  /** MCP tools of a server, or none while it is unavailable (logged once by the connection). */
-  private async mcpTools(serverId: string): Promise<ToolDefinition[]> {
-    return (await this.listMcp(serverId)) ?? [];
-  }
-
-  /** MCP tools of a server, or undefined while it is unavailable. */
+  /** MCP tools of a server, or undefined while it is unavailable (logged once by the connection). */
   private async listMcp(serverId: string): Promise<ToolDefinition[] | undefined> {
     try {
       return await this.mcp.tools(serverId);

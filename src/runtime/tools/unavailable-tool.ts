@@ -12,6 +12,7 @@ export const SHOWN_TOOL_NAME_LENGTH = 200;
 export const STORED_NAME_PART_LENGTH = 200;
 
 // C0 controls (NUL included: PostgreSQL text cannot hold it), DEL and C1 controls; unpaired surrogates.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced.
 const UNSTORABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** A name half the database can store: control characters and unpaired surrogates replaced, cut by code points. */
