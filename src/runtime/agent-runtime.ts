@@ -50,8 +50,8 @@ import type { SubAgents, SubAgentStart } from './sub-agent.port.js';
 import { STEP_SCHEDULER, type QueuedStepContext, type StepScheduler } from './step-scheduler.port.js';
 import { StepExecutor } from './step-executor.js';
 import { agentEventBase } from './agent-event-base.js';
-import type { ClientToolDeclaration } from './tools/client-tools.js';
-import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
+import { clientToolDefinition, type ClientToolDeclaration } from './tools/client-tools.js';
+import { TOOL_CATALOG, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
 
 export interface ExecAgentInput {
   agentId: string;
@@ -347,6 +347,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
         call,
         runContext: live.runContext,
         signal: live.controller.signal,
+        // The operation's own client tools are not in the catalog: their events still say `client`.
+        ...clientToolOf(operation, call),
       },
       { content: result.content, success: result.success ?? true },
       assistant !== undefined,
@@ -722,6 +724,12 @@ type InterventionEvent =
 
 /** What a queued step asks of its worker: schedule the next step, nothing, or give the job back. */
 export type QueuedStepOutcome = 'next' | 'ran' | 'handedBack';
+
+/** The operation's declared client tool a call names, as the catalog would define it. */
+function clientToolOf(operation: StoredOperation, call: { identifier: string; apiName: string }): { tool?: ToolDefinition } {
+  const declared = operation.clientTools?.find((tool) => tool.identifier === call.identifier && tool.apiName === call.apiName);
+  return declared ? { tool: clientToolDefinition(declared) } : {};
+}
 
 function newLive(runContext: RunContext): LiveOperation {
   let settle!: (result: OperationResult) => void;

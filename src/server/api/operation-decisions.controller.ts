@@ -1,7 +1,8 @@
 /**
  * The caller's answers to a waiting operation (DESIGN §7): a human decision on a pending approval, and
  * the result of a deferred tool call. The runtime arbitrates in the database: a second decision is 409
- * `not_pending`, a second result 409 `already_completed` (L4).
+ * `not_pending`, a second result 409 `already_completed` (L4), and once the operation is completed either
+ * is 409 `operation_completed` (G5).
  */
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';

@@ -121,6 +121,8 @@ describe('G1 declared client tools', () => {
       await untilOperation(second.store, operationId, (op) => op.status === 'completed');
       const messages = await second.store.messages(operationId);
       expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: 'photo: photo.jpg' });
+      const after = second.events.find((e) => e.operationId === operationId && e.point === 'afterToolCall')?.payload;
+      expect(after).toMatchObject({ identifier: 'device', apiName: 'photo', executor: 'client', toolSource: 'client' });
     } finally {
       await second.close();
     }
