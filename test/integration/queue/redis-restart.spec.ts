@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName } from '../persistence/test-databases.js';
+import { ClockTools } from '../../../src/server/clock.tools.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { fastQueue, redisAvailable, uniquePrefix } from './queue-kit.js';
@@ -82,7 +83,8 @@ beforeAll(async () => {
   const webhooks = { allowNetworks: ['127.0.0.1/32'] };
   const prefix = uniquePrefix();
   api = await bootRuntime({ config: CONFIG, database, webhooks, module: { mode: 'queue', redis: url, queue: fastQueue(prefix, { worker: false }) } });
-  worker = await bootRuntime({ config: CONFIG, database, webhooks, module: { mode: 'queue', redis: url, queue: fastQueue(prefix) } });
+  // The worker runs the steps, so it has the tool the agent lists (G7: an entry must select a registered tool).
+  worker = await bootRuntime({ config: CONFIG, database, webhooks, providers: [ClockTools], module: { mode: 'queue', redis: url, queue: fastQueue(prefix) } });
 }, 60_000);
 
 afterAll(async () => {
