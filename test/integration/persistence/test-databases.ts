@@ -127,3 +127,41 @@ export async function listTables(dataSource: DataSource): Promise<string[]> {
       : await dataSource.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`);
   return rows.map((row) => row.name).sort();
 }
+
+/** Drops a file's PostgreSQL schema (afterAll of tests that boot whole apps on it). */
+export async function dropSchema(schema: string): Promise<void> {
+  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
+  await admin.initialize();
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+export interface AppDatabases {
+  readonly drivers: DriverName[];
+  /** The PostgreSQL schema the apps share (for raw SQL in a test). */
+  readonly schema: string;
+  /** The `database` option of an app: PostgreSQL in the file's schema, or a SQLite file named `name`. */
+  databaseFor(driver: DriverName, name: string): string;
+}
+
+/**
+ * Databases for tests that boot whole apps (each app migrates its own): the drivers to cover, one
+ * PostgreSQL schema and one temporary folder for the file, removed in `afterAll`.
+ */
+export async function appDatabases(prefix: string): Promise<AppDatabases> {
+  const drivers = await testDrivers();
+  const schema = uniqueSchemaName();
+  const folder = await mkdtemp(join(tmpdir(), `agent-hooks-${prefix}-`));
+  afterAll(async () => {
+    await rm(folder, { recursive: true, force: true });
+    if (drivers.includes('postgres')) await dropSchema(schema);
+  }, 30_000);
+  return {
+    drivers,
+    schema,
+    databaseFor: (driver, name) => (driver === 'postgres' ? postgresDatabaseOption(schema) : `sqlite:${join(folder, `${name}.sqlite`)}`),
+  };
+}

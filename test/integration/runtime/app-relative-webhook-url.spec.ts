@@ -4,21 +4,16 @@
  * database (SQLite file, PostgreSQL schema): the first registers the hook and pauses for approval, the second
  * restores it and sends to its own app URL. Real loopback receivers stand for the two apps.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
 import type { AgentHook } from '../../../src/index.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
-import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
+import { appDatabases, type DriverName } from '../persistence/test-databases.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from '../runtime2/approval-kit.js';
 import { bootRuntime, within, type RuntimeApp } from './runtime-test-kit.js';
 
-const DRIVERS = await testDrivers();
-const schema = uniqueSchemaName();
-const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-relative-url-'));
+const { drivers: DRIVERS, databaseFor: databaseNamed, schema } = await appDatabases('relative-url');
+const databaseFor = (driver: DriverName): string => databaseNamed(driver, 'relative');
 const ok = (_req: unknown, res: { writeHead(status: number): { end(): void } }) => res.writeHead(204).end();
 
 let appA: LoopbackReceiver;
@@ -32,20 +27,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await appA.close();
   await appB.close();
-  rmSync(dir, { recursive: true, force: true });
-  if (!DRIVERS.includes('postgres')) return;
-  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
-  await admin.initialize();
-  try {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await admin.destroy();
-  }
 }, 30_000);
 
-function databaseFor(driver: DriverName): string {
-  return driver === 'postgres' ? postgresDatabaseOption(schema) : `sqlite:${join(dir, 'relative.sqlite')}`;
-}
 
 function boot(database: string, appUrl: string): Promise<RuntimeApp> {
   return bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks: { allowNetworks: ['127.0.0.1/32'], appUrl } });

@@ -5,17 +5,13 @@
  * request is refused, also by an app restarted on the same database. Under CI=true an unreachable
  * PostgreSQL fails the suite.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { HookConfigurationError } from '../../../src/hooks/hook-errors.js';
 import { MAX_IDENTIFIER_LENGTH } from '../../../src/hooks/input-limits.js';
 import { IdempotencyKeyReusedError } from '../../../src/runtime/runtime-errors.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { ToolConfigurationError } from '../../../src/runtime/tools/tool-errors.js';
-import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
+import { appDatabases } from '../persistence/test-databases.js';
 import { bootRuntime, guardUnhandledRejections, rejectionOf, type RuntimeApp } from './runtime-test-kit.js';
 
 const CONFIG = `
@@ -28,25 +24,7 @@ agents:
 
 guardUnhandledRejections();
 
-const DRIVERS = await testDrivers();
-const schema = uniqueSchemaName();
-const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-limits-'));
-
-function databaseFor(driver: DriverName, name: string): string {
-  return driver === 'postgres' ? postgresDatabaseOption(schema) : `sqlite:${join(dir, `${name}.sqlite`)}`;
-}
-
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (!DRIVERS.includes('postgres')) return;
-  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
-  await admin.initialize();
-  try {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await admin.destroy();
-  }
-}, 30_000);
+const { drivers: DRIVERS, databaseFor } = await appDatabases('limits');
 
 describe.each(DRIVERS)('G6 identifiers and G8 digests on %s', (driver) => {
   let app: RuntimeApp;

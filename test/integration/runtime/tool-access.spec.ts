@@ -6,13 +6,12 @@
  */
 import { Injectable } from '@nestjs/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
 import { OnHook, type BeforeToolCallEvent, type HookInvocation, McpRequestContext, type OnToolCallErrorEvent, type ToolCallContext } from '../../../src/index.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import type { StoredMessage } from '../../../src/runtime/runtime-store.port.js';
 import { completion, sendJson, startChatCompletionsServer, type ChatCompletionsServer, type RecordedCall } from '../models/chat-completions-server.js';
 import { startMcpServer, type TestMcpServer } from '../mcp/mcp-test-server.js';
-import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
+import { appDatabases, type DriverName } from '../persistence/test-databases.js';
 import { untilOperation, waiting } from '../runtime2/approval-kit.js';
 import { bootRuntime, eventOf, guardUnhandledRejections, pointsOf, within, type RuntimeApp } from './runtime-test-kit.js';
 
@@ -122,33 +121,8 @@ guardUnhandledRejections();
 let kb: TestMcpServer;
 let other: TestMcpServer;
 let llm: ChatCompletionsServer;
-const schema = uniqueSchemaName();
-let drivers: DriverName[] = [];
+const { drivers, databaseFor } = await appDatabases('tool-access');
 const apps = new Map<DriverName, RuntimeApp>();
-
-beforeAll(async () => {
-  [kb, other, llm] = await Promise.all([startMcpServer(TOKEN), startMcpServer(TOKEN), startChatCompletionsServer()]);
-  process.env.TOOL_ACCESS_LLM_BASE = llm.baseUrl;
-  drivers = await testDrivers();
-  for (const driver of drivers) {
-    apps.set(driver, await bootRuntime({ config: config(kb.url, other.url), providers: [FileTools, McpAuth], ...(driver === 'postgres' ? { database: postgresDatabaseOption(schema) } : {}) }));
-  }
-}, 60_000);
-
-afterAll(async () => {
-  for (const app of apps.values()) await app.close();
-  if (drivers.includes('postgres')) {
-    const admin = new DataSource({ type: 'postgres', url: DATABASE_URL });
-    await admin.initialize();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.destroy();
-  }
-  await Promise.all([kb?.close(), other?.close(), llm?.close()]);
-});
-
-afterEach(() => {
-  executions.read = executions.write = executions.delete = 0;
-});
 
 const sqlite = (): RuntimeApp => apps.get('sqlite')!;
 const toolMessages = async (app: RuntimeApp, operationId: string): Promise<StoredMessage[]> => (await app.store.messages(operationId)).filter((m) => m.role === 'tool');
@@ -169,6 +143,24 @@ function expectUnavailable(app: RuntimeApp, operationId: string, message: Stored
 }
 
 describe('G1 tool access', () => {
+  // Inside the describe: the apps close before the file's databases are dropped.
+  beforeAll(async () => {
+    [kb, other, llm] = await Promise.all([startMcpServer(TOKEN), startMcpServer(TOKEN), startChatCompletionsServer()]);
+    process.env.TOOL_ACCESS_LLM_BASE = llm.baseUrl;
+    for (const driver of drivers) {
+      apps.set(driver, await bootRuntime({ config: config(kb.url, other.url), providers: [FileTools, McpAuth], database: databaseFor(driver, 'tool-access') }));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const app of apps.values()) await app.close();
+    await Promise.all([kb?.close(), other?.close(), llm?.close()]);
+  });
+
+  afterEach(() => {
+    executions.read = executions.write = executions.delete = 0;
+  });
+
   it('G1: a call to a local tool the agent was not offered never runs; it is tool_not_available and the run goes on', async () => {
     const app = sqlite();
     // A mock handler cannot make an unoffered call succeed: no before-hook is asked at all.

@@ -3,36 +3,14 @@
  * (a new app on the same database approves), and 50 concurrent `completeDeferred` calls for one tool call —
  * exactly one winner, one published message (L4). Under CI=true an unreachable PostgreSQL fails the suite.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
+import { describe, expect, it } from '@jest/globals';
 import { AlreadyCompletedError } from '../../../src/index.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
-import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
+import { appDatabases } from '../persistence/test-databases.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
 
-const DRIVERS = await testDrivers();
-const schema = uniqueSchemaName();
-const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-both-'));
-
-function databaseFor(driver: DriverName, name: string): string {
-  return driver === 'postgres' ? postgresDatabaseOption(schema) : `sqlite:${join(dir, `${name}.sqlite`)}`;
-}
-
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (!DRIVERS.includes('postgres')) return;
-  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
-  await admin.initialize();
-  try {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await admin.destroy();
-  }
-}, 30_000);
+const { drivers: DRIVERS, databaseFor, schema } = await appDatabases('both');
 
 describe.each(DRIVERS)('Runtime II on %s', (driver) => {
   it('restart: waiting → close → a new app on the same database approves → done; the tool ran once', async () => {

@@ -6,35 +6,17 @@
  * too); the others are `AlreadyCompletedError`. The slow policy is a real loopback receiver that holds
  * its answer until the test releases it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runInThisContext } from 'node:vm';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { AlreadyCompletedError, OperationCompletedError } from '../../../src/index.js';
 import { MessageEntity } from '../../../src/persistence/entities/message.entity.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
-import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
+import { appDatabases, type DriverName } from '../persistence/test-databases.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
 import { startHeldReceiver, type HeldReceiver } from './held-receiver.js';
 
-const DRIVERS = await testDrivers();
-const schema = uniqueSchemaName();
-const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-g5-'));
-
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (!DRIVERS.includes('postgres')) return;
-  const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
-  await admin.initialize();
-  try {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await admin.destroy();
-  }
-}, 30_000);
+const { drivers: DRIVERS, databaseFor } = await appDatabases('g5');
 
 describe.each(DRIVERS)('G5 nothing after the end on %s', (driver: DriverName) => {
   let receiver: HeldReceiver;
@@ -51,7 +33,7 @@ describe.each(DRIVERS)('G5 nothing after the end on %s', (driver: DriverName) =>
   });
 
   const boot = async (name: string): Promise<RuntimeApp> => {
-    const database = driver === 'postgres' ? postgresDatabaseOption(schema) : `sqlite:${join(dir, `${name}.sqlite`)}`;
+    const database = databaseFor(driver, name);
     const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks: { allowNetworks: ['127.0.0.1/32'] } });
     apps.push(app);
     return app;
