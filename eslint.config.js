@@ -15,6 +15,19 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules for every TypeScript file (src, test, plugins, examples: all in tsconfig.json): a
+    // promise nobody awaits or handles loses its failure, and a test that forgets an `await` passes without
+    // checking anything (issue 15 item 7). A deliberate fire-and-forget is written `void promise`, with the
+    // reason beside it where it is not obvious. bench/ and scripts/ are plain JavaScript: not type-checked.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
     // `hooks/` is the core: it imports nothing from the other rooms (DESIGN §2).
     files: ['src/hooks/**/*.ts'],
     rules: {

@@ -44,7 +44,7 @@ function providersFor(count) {
 
 async function appWith(count) {
   class BenchModule {}
-  Module({ imports: [EventEmitterModule.forRoot(), AgentHooksModule.forRoot({})], providers: providersFor(count) })(BenchModule);
+  Module({ imports: [EventEmitterModule.forRoot(), AgentHooksModule.forRoot({ configFile: false })], providers: providersFor(count) })(BenchModule);
   const app = await NestFactory.createApplicationContext(BenchModule, { logger: false });
   await app.init();
   return app;

@@ -15,7 +15,7 @@ function heapMb() {
 }
 
 class BenchModule {}
-Module({ imports: [AgentHooksModule.forRoot({})] })(BenchModule);
+Module({ imports: [AgentHooksModule.forRoot({ configFile: false })] })(BenchModule);
 const app = await NestFactory.createApplicationContext(BenchModule, { logger: false });
 await app.init();
 const registry = app.get(HookRegistry);

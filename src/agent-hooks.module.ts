@@ -20,7 +20,7 @@ import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from './persistence/step-commit.store.js';
 import { TimelineSink } from './persistence/timeline-sink.js';
 import { TypeOrmRuntimeStore } from './persistence/typeorm-runtime-store.js';
-import { AgentRuntime } from './runtime/agent-runtime.js';
+import { AgentRuntime, OperationRunner } from './runtime/agent-runtime.js';
 import { EngineLifecycle } from './runtime/engine-lifecycle.js';
 import { RUNTIME_STORE } from './runtime/runtime-store.port.js';
 import { StepExecutor } from './runtime/step-executor.js';
@@ -80,8 +80,10 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     CallRouter,
     Compactor,
     StepExecutor,
+    OperationRunner,
+    // The public facade; sub-agents and the queue use the runner itself.
     AgentRuntime,
-    { provide: SUB_AGENTS, useExisting: AgentRuntime },
+    { provide: SUB_AGENTS, useExisting: OperationRunner },
     EngineLifecycle,
     // Queue mode (idle otherwise): step jobs on BullMQ, workers, the reconciler.
     ...QUEUE_PROVIDERS,

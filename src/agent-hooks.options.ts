@@ -36,7 +36,11 @@ export interface AgentHooksModuleOptions {
   redis?: string;
   /** Queue mode tuning; the defaults suit most deployments. */
   queue?: AgentHooksQueueOptions;
-  configFile?: string;
+  /**
+   * The agents config (DESIGN §8). Default: `config/agents.yaml` in the working folder when it exists, else
+   * none — the rule `agentctl` follows too; `false`: no config file, whatever the folder holds.
+   */
+  configFile?: string | false;
   pluginsFile?: string;
   webhooks?: AgentHooksWebhookOptions;
 }

@@ -1,31 +1,29 @@
-/** The public API of nest-agent-hooks. Explicit exports only. */
-export { AgentHooksModule } from './agent-hooks.module.js';
-export { AGENT_HOOKS_MODULE_OPTIONS } from './agent-hooks.module-definition.js';
-export type { AgentHooksModuleOptions, AgentHooksWebhookOptions } from './agent-hooks.options.js';
+/**
+ * The public API of nest-agent-hooks (DESIGN §6): the documented surface only, pinned by
+ * test/unit/public-api.spec.ts. Everything else (explorers, the metadata accessor, stores, the database,
+ * internal ports and tokens) stays importable from its own module inside the package, not from here.
+ *
+ * Ports a host may implement, each an optional Nest provider the package looks up in any module:
+ * - `USER_DIRECTORY` / `UserDirectory`: `userId` → `userEmail` in webhook payloads (B3).
+ * - `QUEUED_WEBHOOK_DELIVERY` / `QueuedDeliveryPort`: the host's own queue for `delivery: 'queue' | 'qstash'`.
+ * Not ports a host implements: the outcome sink (bound to the timeline inside the module; hosts read
+ * `dispatcher.outcomes$`), the agent directory and runtime store (bound to config and the database), and
+ * the webhook delivery, environment hook and caller hook validator ports between the package's rooms.
+ */
 
-export {
-  HOOK_POINTS,
-  HOOK_POINT_NAMES,
-  AGENT_HOOK_POINTS,
-  ENGINE_HOOK_POINTS,
-  isHookPoint,
-  hookPointSpec,
-  hookEventName,
-} from './hooks/hook-points.js';
-export type {
-  HookPoint,
-  HookFamily,
-  HookKind,
-  HookPointSpec,
-  HookPayloads,
-  AgentHookPoint,
-  EngineHookPoint,
-  TransformHookPoint,
-  ToolControlPoint,
-} from './hooks/hook-points.js';
+// Module and options
+export { AgentHooksModule } from './agent-hooks.module.js';
+export type { AgentHooksModuleOptions, AgentHooksQueueOptions, AgentHooksWebhookOptions } from './agent-hooks.options.js';
+
+// Hook points (SPEC A2, E2)
+export { HOOK_POINT_NAMES, AGENT_HOOK_POINTS, ENGINE_HOOK_POINTS, isHookPoint, hookEventName } from './hooks/hook-points.js';
+export type { HookPoint, HookPayloads, AgentHookPoint, EngineHookPoint, TransformHookPoint, ToolControlPoint } from './hooks/hook-points.js';
+
+// Agent-family events and caller hooks
 export type * from './hooks/agent-events.js';
 export type {
   AgentHook,
+  AgentHookAt,
   AgentHookHandler,
   AgentHookWebhook,
   HookDecision,
@@ -35,6 +33,7 @@ export type {
   WebhookDelivery,
 } from './hooks/agent-hook.js';
 
+// Engine-family contexts and what a hook method receives
 export {
   EngineContext,
   AuthContext,
@@ -47,55 +46,52 @@ export {
   McpResponseContext,
 } from './hooks/contexts.js';
 export type { RunContextInit, RunContextPatch, ToolRequestInit } from './hooks/contexts.js';
-export { CONTEXT_BRAND, hasBrand } from './hooks/context-brand.js';
 export { HookInvocation } from './hooks/hook-invocation.js';
 
+// Decorators; the metadata keys let a host build its own decorators on top (as @nestjs/event-emitter does)
 export { OnHook, ON_HOOK_METADATA } from './hooks/on-hook.decorator.js';
-export type { OnHookOptions, OnHookMetadata } from './hooks/on-hook.decorator.js';
-export { HookMetadataAccessor } from './hooks/hook-metadata.accessor.js';
-export { HookExplorer } from './hooks/hook-explorer.js';
-export { HookReadinessWatcher } from './hooks/hook-readiness.watcher.js';
-export { HookRegistry } from './hooks/hook-registry.js';
+export type { OnHookOptions, OnHookMetadata, OnHookMethod, OnHookDecorator, HookArgument } from './hooks/on-hook.decorator.js';
+export { Tool, TOOL_METADATA } from './runtime/tools/tool.decorator.js';
+export type { ToolOptions } from './runtime/tools/tool.decorator.js';
+export type { LocalToolContext } from './runtime/tools/local-tool.js';
+
+// The dispatcher (README "The dispatcher") and the registry for hosts driving their own loop with it
 export { HookDispatcher } from './hooks/hook-dispatcher.js';
+// `waitUntilReady()`: resolves once every `@OnHook` is bound, rejects on a binding failure (as @nestjs/event-emitter's).
+export { HookReadinessWatcher } from './hooks/hook-readiness.watcher.js';
 export type { DispatchOptions } from './hooks/hook-dispatcher.js';
+export { HookRegistry } from './hooks/hook-registry.js';
 export { ofPoint, ofOutcome } from './hooks/hook-pipeline.js';
 export type { DispatchedEvent, HookErrorEvent } from './hooks/hook-pipeline.js';
 export type { HookOutcome, HookOutcomeRecord, HookTransport } from './hooks/hook-outcome.js';
-export type { HookSource, RegisteredHook } from './hooks/registered-hook.js';
-export { ALLOWED, HOOK_CONTROL_ERROR } from './hooks/tool-verdict.js';
+export type { HookSource } from './hooks/registered-hook.js';
 export type { ToolVerdict, ToolCallGate } from './hooks/tool-verdict.js';
-export { readDecision, defaultDenyReason } from './hooks/decision.js';
-export type { DecisionReading } from './hooks/decision.js';
-export { compileMatcher } from './hooks/matcher.js';
-export type { ToolMatcher } from './hooks/matcher.js';
 
-export {
-  WEBHOOK_DELIVERY,
-  ENVIRONMENT_HOOK_SOURCE,
-  HOOK_OUTCOME_SINK,
-  CALLER_HOOK_VALIDATOR,
-} from './hooks/hook-ports.js';
-export type {
-  WebhookDeliveryPort,
-  WebhookRequest,
-  EnvironmentHookSource,
-  HookOutcomeSink,
-  CallerHookValidator,
-} from './hooks/hook-ports.js';
-
-export {
-  HookFailedError,
-  HookConfigurationError,
-  HookTimeoutError,
-  CriticalHookDeliveryError,
-} from './hooks/hook-errors.js';
-export type { CriticalDeliveryFailure } from './hooks/hook-errors.js';
-
-// Runtime (DESIGN §6)
-export { AgentRuntime, restoredContext } from './runtime/agent-runtime.js';
+// The runtime
+export { AgentRuntime } from './runtime/agent-runtime.js';
 export type { ExecAgentInput, OperationResult } from './runtime/agent-runtime.js';
+export type { ClientToolDeclaration } from './runtime/tools/client-tools.js';
+
+// Persistence (DESIGN §5): for host apps running our migrations in their own pipeline
+export { AGENT_HOOKS_ENTITIES } from './persistence/agent-hooks-entities.js';
+export { AGENT_HOOKS_MIGRATIONS } from './persistence/migrations/agent-hooks-migrations.js';
+export { runAgentHooksMigrations } from './persistence/run-migrations.js';
+
+// Ports a host may implement (see above)
+export { USER_DIRECTORY } from './webhooks/user-directory.js';
+export type { UserDirectory } from './webhooks/user-directory.js';
+export { QUEUED_WEBHOOK_DELIVERY } from './webhooks/queued-delivery.port.js';
+export type { QueuedDeliveryPort, QueuedWebhook } from './webhooks/queued-delivery.port.js';
+
+// What notification payloads drop (DESIGN §6, B2); a host may apply the same rule to its own copies
+export { redactResultForEvents } from './webhooks/payload-builder.js';
+
+// Errors
+export { HookFailedError, HookConfigurationError, HookTimeoutError, CriticalHookDeliveryError } from './hooks/hook-errors.js';
+export type { CriticalDeliveryFailure } from './hooks/hook-errors.js';
 export {
   UnknownAgentError,
+  RuntimeNotReadyError,
   RunLimitError,
   RunCancelledError,
   RunFailedError,
@@ -105,49 +101,14 @@ export {
   AlreadyCompletedError,
   OperationCompletedError,
   SubAgentDepthError,
+  IdempotencyKeyReusedError,
 } from './runtime/runtime-errors.js';
-export { Tool, TOOL_METADATA } from './runtime/tools/tool.decorator.js';
-export type { ToolOptions } from './runtime/tools/tool.decorator.js';
-export type { LocalToolContext } from './runtime/tools/local-tool.js';
-export { ToolError, TOOL_CATALOG } from './runtime/tools/tool-types.js';
-export type { ToolCatalog, ToolDefinition, ToolInvocation, ToolOffer } from './runtime/tools/tool-types.js';
-export { MCP_SERVERS, TOOLS_OPTIONS, CLIENT_TOOLS } from './runtime/tools/tools.options.js';
-export type { McpServersConfig, ToolsOptions, ClientToolsConfig } from './runtime/tools/tools.options.js';
-export { InvalidClientToolsError, CLIENT_TOOL_LIMITS } from './runtime/tools/client-tools.js';
-export type { ClientToolDeclaration } from './runtime/tools/client-tools.js';
-export { TOOL_NOT_AVAILABLE } from './runtime/tools/unavailable-tool.js';
-export { buildToolCallHookContext } from './runtime/tools/tool-context.builder.js';
+export { ToolError } from './runtime/tools/tool-types.js';
+export { InvalidClientToolsError } from './runtime/tools/client-tools.js';
 export { ModelError } from './runtime/models/chat-model.js';
-export type { ChatModel, ChatMessage, ChatRequest, ChatResponse, ChatUsage, ModelToolCall, ModelToolSpec } from './runtime/models/chat-model.js';
-export { ScriptedChatModel } from './runtime/models/scripted-chat-model.js';
-export { OpenAiChatModel } from './runtime/models/openai-chat-model.js';
-export { createChatModel } from './runtime/models/create-chat-model.js';
-export { AGENT_DIRECTORY } from './runtime/agent-directory.port.js';
-export type { AgentDirectory, ResolvedAgent, AgentLimits } from './runtime/agent-directory.port.js';
-export { RUNTIME_STORE } from './runtime/runtime-store.port.js';
-export type { RuntimeStore, StoredOperation, StoredMessage, StoredCallerHook, StoredRunContext } from './runtime/runtime-store.port.js';
-
-// Config (DESIGN §8)
-export { loadAgentsConfig, loadAgentsConfigSync, parseAgentsConfig } from './config/agents-config.loader.js';
-export type { AgentsConfig } from './config/agents-config.js';
 export { AgentsConfigError } from './config/config-error.js';
 export { EnvironmentSettingError } from './config/environment/environment-setting-error.js';
 export type { SettingProblem } from './config/environment/environment-setting-error.js';
-
-// Persistence (DESIGN §5): for host apps running our migrations in their own pipeline
-export { AGENT_HOOKS_ENTITIES } from './persistence/agent-hooks-entities.js';
-export { AGENT_HOOKS_MIGRATIONS } from './persistence/migrations/agent-hooks-migrations.js';
-export { runAgentHooksMigrations } from './persistence/run-migrations.js';
-export { createDataSourceOptions } from './persistence/data-source-options.js';
-export { RuntimeDatabase } from './persistence/runtime-database.js';
 export { DatabaseConfigError } from './persistence/persistence-errors.js';
-
-// Webhooks
-export { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
 export { WebhookError } from './webhooks/webhook-error.js';
 export type { WebhookErrorCode } from './webhooks/webhook-error.js';
-export { USER_DIRECTORY } from './webhooks/user-directory.js';
-export type { UserDirectory } from './webhooks/user-directory.js';
-export { QUEUED_WEBHOOK_DELIVERY } from './webhooks/queued-delivery.port.js';
-export type { QueuedDeliveryPort, QueuedWebhook } from './webhooks/queued-delivery.port.js';
-export { redactResultForEvents } from './webhooks/payload-builder.js';

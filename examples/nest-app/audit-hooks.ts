@@ -56,5 +56,5 @@ export class AuditHooks {
   }
 }
 
-@Module({ imports: [AgentHooksModule.forRoot({})], providers: [AuditHooks] })
+@Module({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers: [AuditHooks] })
 export class ExampleAppModule {}

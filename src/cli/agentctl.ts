@@ -4,10 +4,11 @@
  * config. Commands that boot Nest import it on use: validate, generate and purge never need it.
  */
 import 'reflect-metadata';
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { AgentsConfigError, formatIssue } from '../config/config-error.js';
+import { configFileToLoad } from '../config/config-file-rule.js';
 import { isUsageOrConfigError, parseAgeOption, parseMode, parsePort, parsePositiveInteger, UsageError } from './cli-options.js';
 import { generateCommand } from './generate-command.js';
 import { checkConfig, checkQueueSettings } from './preflight.js';
@@ -16,9 +17,19 @@ import { validateCommand } from './validate-command.js';
 const DEFAULT_DATABASE = 'sqlite:./data/agent-hooks.sqlite';
 const DEFAULT_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE_HELP = 'sqlite:./data/agent-hooks.sqlite or postgres://…';
+/** The rule of `AgentHooksModule.forRoot` too (config-file-rule.ts). */
+const CONFIG_HELP = 'agents config file (default: config/agents.yaml when it exists, else none: no agents)';
+/** Where the plugins manifest is looked for without --plugins (DESIGN §8), as the loader does. */
+const PLUGINS_HELP = 'plugins manifest (default: plugins/plugins.toml in the folder of the config file, else in its parent folder: for config/agents.yaml, config/plugins/plugins.toml, else ./plugins/plugins.toml)';
+
+/** The package's version: package.json sits two folders up from both src/cli and dist/cli. */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+}
 
 interface ServeFlags {
-  config: string;
+  config?: string;
   plugins?: string;
   port: number;
   host: string;
@@ -31,7 +42,7 @@ interface ServeFlags {
 }
 
 interface WorkerFlags {
-  config: string;
+  config?: string;
   plugins?: string;
   database: string;
   redis: string;
@@ -42,14 +53,15 @@ interface WorkerFlags {
 export function buildProgram(): Command {
   const program = new Command('agentctl')
     .description('Run and operate nest-agent-hooks agents')
+    .version(packageVersion(), '-V, --version', 'print the version of nest-agent-hooks')
     .exitOverride()
     .showHelpAfterError();
 
   program
     .command('serve')
     .description('start the standalone HTTP server (JSON logs on stdout; SIGTERM shuts down gracefully)')
-    .option('--config <file>', 'agents config file', 'config/agents.yaml')
-    .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config)')
+    .option('--config <file>', CONFIG_HELP)
+    .option('--plugins <file>', PLUGINS_HELP)
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, Number(process.env.PORT ?? 3000))
     .option('--host <host>', 'address to bind', process.env.HOST ?? '127.0.0.1')
     .option('--database <url>', DATABASE_HELP, DEFAULT_DATABASE)
@@ -60,14 +72,14 @@ export function buildProgram(): Command {
     .option('--purge-every <age>', 'how often the periodic purge runs (default 1h; needs --purge-older-than)', parseAgeOption)
     .action(async (opts: ServeFlags) => {
       if (opts.purgeEvery !== undefined && opts.purgeOlderThan === undefined) throw new UsageError('--purge-every needs --purge-older-than');
-      await checkConfig(opts.config);
+      const configFile = await configToLoad(opts.config);
       if (opts.mode === 'queue') checkQueueSettings(opts.database, opts.redis);
       // Imported on use: Nest and the database drivers take a second to load.
       const { bootstrapServer, closeOnSignals } = await import('../server/bootstrap-server.js');
       const app = await bootstrapServer({
         host: opts.host,
         port: opts.port,
-        configFile: opts.config,
+        configFile,
         ...(opts.plugins ? { pluginsFile: opts.plugins } : {}),
         database: opts.database,
         mode: opts.mode,
@@ -80,19 +92,19 @@ export function buildProgram(): Command {
   program
     .command('worker')
     .description('run queue-mode step jobs (no HTTP): needs the shared PostgreSQL database and the Redis of the servers')
-    .option('--config <file>', 'agents config file (the same as the servers)', 'config/agents.yaml')
-    .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config)')
+    .option('--config <file>', `${CONFIG_HELP}; the same as the servers`)
+    .option('--plugins <file>', PLUGINS_HELP)
     .option('--database <url>', 'the shared database, postgres://…', process.env.DATABASE_URL)
     .option('--redis <url>', 'the queue', DEFAULT_REDIS)
     .option('--queue-prefix <name>', 'BullMQ key prefix, the same as the servers (default agent-hooks)')
     .option('--concurrency <n>', 'step jobs run at once in this process (default 4)', parsePositiveInteger)
     .action(async (opts: WorkerFlags) => {
       if (opts.database === undefined) throw new UsageError('agentctl worker needs --database postgres://… (or DATABASE_URL): queue mode shares one PostgreSQL database');
-      await checkConfig(opts.config);
+      const configFile = await configToLoad(opts.config);
       checkQueueSettings(opts.database, opts.redis);
       const { bootstrapWorker, closeWorkerOnSignals } = await import('../server/bootstrap-worker.js');
       const app = await bootstrapWorker({
-        configFile: opts.config,
+        configFile,
         ...(opts.plugins ? { pluginsFile: opts.plugins } : {}),
         database: opts.database,
         redis: opts.redis,
@@ -109,13 +121,13 @@ export function buildProgram(): Command {
     .description('run one operation in this process and print the answer and the hook timeline')
     .argument('<agentId>', 'an agent of the config')
     .argument('<prompt>', 'what to ask')
-    .option('--config <file>', 'agents config file', 'config/agents.yaml')
-    .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config)')
+    .option('--config <file>', CONFIG_HELP)
+    .option('--plugins <file>', PLUGINS_HELP)
     .option('--database <url>', DATABASE_HELP, DEFAULT_DATABASE)
-    .action(async (agentId: string, prompt: string, opts: { config: string; plugins?: string; database: string }) => {
-      await checkConfig(opts.config);
+    .action(async (agentId: string, prompt: string, opts: { config?: string; plugins?: string; database: string }) => {
+      const config = await configToLoad(opts.config);
       const { runCommand } = await import('./run-command.js');
-      const code = await runCommand(agentId, prompt, opts, process.stdout);
+      const code = await runCommand(agentId, prompt, { ...opts, config }, process.stdout);
       if (code !== 0) process.exitCode = code;
     });
 
@@ -123,7 +135,7 @@ export function buildProgram(): Command {
     .command('validate')
     .description('load the config and instantiate every hook plugin without calling any hook; prints ok or every problem')
     .option('--config <file>', 'agents config file', 'config/agents.yaml')
-    .option('--plugins <file>', 'plugins manifest (default: plugins/plugins.toml beside the config, else in its parent folder)')
+    .option('--plugins <file>', PLUGINS_HELP)
     .action(async (opts: { config: string; plugins?: string }) => {
       const code = await validateCommand(opts, process.stdout, process.stderr);
       if (code !== 0) process.exitCode = code;
@@ -154,6 +166,14 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** The config file the module's rule picks (false: none), checked before Nest boots. */
+async function configToLoad(given: string | undefined): Promise<string | false> {
+  const file = configFileToLoad(given);
+  if (file === undefined) return false;
+  await checkConfig(file);
+  return file;
+}
+
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);
@@ -178,7 +198,8 @@ function invokedDirectly(): boolean {
 }
 
 if (invokedDirectly()) {
-  main(process.argv).then((code) => {
+  // main() catches every failure itself (printed, turned into the exit code): its promise never rejects.
+  void main(process.argv).then((code) => {
     if (code !== 0) process.exitCode = code;
   });
 }

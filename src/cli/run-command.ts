@@ -5,11 +5,13 @@
 import { NestFactory } from '@nestjs/core';
 import { AgentRuntime } from '../runtime/agent-runtime.js';
 import { RuntimeDatabase } from '../persistence/runtime-database.js';
+import { operationError } from '../server/api/operation-views.js';
 import { CliLogger } from './cli-logger.js';
 import { RunModule } from './run.module.js';
 
 export interface RunCommandOptions {
-  config: string;
+  /** `false`: no config file (the module's rule found none). */
+  config: string | false;
   plugins?: string;
   database: string;
 }
@@ -25,8 +27,15 @@ export async function runCommand(agentId: string, prompt: string, options: RunCo
     const stores = await app.get(RuntimeDatabase).stores();
     await stores.timeline.flush();
     const timeline = await stores.outcomes.listByOperation(operationId);
+    const operation = await stores.operations.get(operationId);
     out.write(`${result.content}\n\n`);
-    out.write(`operation ${operationId}: ${result.reason}, ${result.usage.inputTokens + result.usage.outputTokens} tokens, $${result.usage.costUsd.toFixed(4)}\n\n`);
+    out.write(`operation ${operationId}: ${result.reason}, ${result.usage.inputTokens + result.usage.outputTokens} tokens, $${result.usage.costUsd.toFixed(4)}\n`);
+    // Why it failed, as the API shows it: the type and a summary of our own fields, never a message.
+    if (operation?.errorType !== undefined) {
+      const error = operationError(operation.errorType, operation.errorSummary);
+      out.write(`error: ${error.type}: ${error.summary}\n`);
+    }
+    out.write('\n');
     out.write(table(['#', 'point', 'hook', 'source', 'outcome', 'ms'], timeline.map((row, i) => [String(i + 1), row.point, row.hookId, row.source, row.errorCode ? `${row.outcome} (${row.errorCode})` : row.outcome, row.latencyMs.toFixed(1)])));
     return result.reason === 'done' ? 0 : 1;
   } finally {

@@ -1,6 +1,8 @@
 /**
- * The loaded agents.yaml as a provider. Without `configFile` the module runs with no agents (an app that
- * only uses hooks, or registers everything in code); a bad file fails the bootstrap with file:line:key.
+ * The loaded agents.yaml as a provider. Which file: `configFile`; without one, `config/agents.yaml` in the
+ * working folder when it exists (the rule agentctl follows too, config-file-rule.ts); with `false` or no
+ * file, the module runs with no agents (an app that only uses hooks, or registers everything in code).
+ * A bad file fails the bootstrap with file:line:key.
  * Its `hooks:` entries (with plugins.toml) are resolved and added to the registry while the module's
  * providers are created: before module init, so before any `@OnHook` is discovered (config hooks come
  * first within a point, DESIGN §3) and before `on_engine_start` fires.
@@ -14,6 +16,7 @@ import { AGENT_DIRECTORY } from '../runtime/agent-directory.port.js';
 import { CLIENT_TOOLS, MCP_SERVERS, TOOLS_OPTIONS, type ClientToolsConfig } from '../runtime/tools/tools.options.js';
 import type { AgentsConfig } from './agents-config.js';
 import { loadAgentsConfigSync } from './agents-config.loader.js';
+import { configFileToLoad } from './config-file-rule.js';
 import { loadConfigHooks } from './config-hooks.loader.js';
 import { ConfigAgentDirectory } from './config-agent-directory.js';
 
@@ -32,7 +35,10 @@ const EMPTY: Pick<AgentsConfig, 'system' | 'metadata' | 'models' | 'mcpServers' 
 export const AGENTS_CONFIG_PROVIDERS: Provider[] = [
   {
     provide: AGENTS_CONFIG,
-    useFactory: (options: AgentHooksModuleOptions) => (options.configFile ? loadAgentsConfigSync(options.configFile) : EMPTY),
+    useFactory: (options: AgentHooksModuleOptions) => {
+      const file = configFileToLoad(options.configFile);
+      return file !== undefined ? loadAgentsConfigSync(file) : EMPTY;
+    },
     inject: [AGENT_HOOKS_MODULE_OPTIONS],
   },
   {

@@ -41,6 +41,6 @@ export class ConfigAgentDirectory implements AgentDirectory {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.models.values()].map((model) => model.close?.()));
+    await Promise.allSettled([...this.models.values()].map(async (model) => model.close?.()));
   }
 }

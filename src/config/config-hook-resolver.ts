@@ -4,8 +4,9 @@
  * a `ref` calls the exported function, or `Class.method` on one shared instance of that class (or a static
  * method / a method of an exported object). Problems are reported, never thrown one at a time: a plugin
  * that cannot be loaded is reported once, at its plugins.toml line; an entry that names a missing plugin or
- * method, at its agents.yaml line. Messages name the error type of a failed import or constructor, never
- * its message, and never a value from either file.
+ * method, at its agents.yaml line. A failed import names the missing module, or the error's type and the
+ * first line of its message (never a stack or code frame); a failed constructor names its error type only;
+ * no message carries a value from either file.
  */
 import { errorType } from '../hooks/hook-errors.js';
 import type { HookHandlerFn } from '../hooks/registered-hook.js';
@@ -45,7 +46,8 @@ export class ConfigHookResolver {
       const declaration = this.manifest?.plugins.get(target.plugin);
       if (!declaration) {
         const defined = [...(this.manifest?.plugins.keys() ?? [])];
-        this.reportInConfig([...entry.path, 'plugin'], `unknown plugin id (${this.manifest?.file ?? 'the plugins file'} ${defined.length > 0 ? `defines: ${defined.join(', ')}` : 'defines no plugins'})`);
+        // The id is an identifier checked by the schema (letters, digits, "_", "-"): naming it is safe (E5).
+        this.reportInConfig([...entry.path, 'plugin'], `unknown plugin id ${JSON.stringify(target.plugin)} (${this.manifest?.file ?? 'the plugins file'} ${defined.length > 0 ? `defines: ${defined.join(', ')}` : 'defines no plugins'})`);
         return undefined;
       }
       const instance = await this.pluginInstance(declaration);
@@ -103,7 +105,7 @@ export class ConfigHookResolver {
     try {
       module = await this.loader.import(file);
     } catch (error) {
-      return this.reportAt(site, `importing the module failed (${errorType(error)})`);
+      return this.reportAt(site, `importing the module failed (${importFailure(error)})`);
     }
     const value = exportOf(module, reference.exportName);
     if (value === undefined) {
@@ -178,4 +180,23 @@ function isConstructible(value: unknown): value is new () => unknown {
   if (typeof value !== 'function' || !isObject((value as { prototype?: unknown }).prototype)) return false;
   const kind = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)?.constructor?.name;
   return kind !== 'GeneratorFunction' && kind !== 'AsyncGeneratorFunction';
+}
+
+/** Longest first line of an import error that is quoted. */
+const MAX_IMPORT_ERROR_LINE = 200;
+
+/**
+ * Why an import failed: the module that could not be found (a dependency the plugin needs, e.g. a package
+ * not installed), else the error's type and the first line of its message — never a stack, a code frame
+ * or anything else from the file.
+ */
+export function importFailure(error: unknown): string {
+  // Duck-typed: an error thrown in another realm (a vm context, a test runner) is no `instanceof Error` here.
+  const message = typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : '';
+  const missing = /Cannot find (?:module|package) '([^']+)'/.exec(message)?.[1];
+  if (missing !== undefined) return `cannot find module '${missing}'`;
+  const firstLine = (message.split('\n')[0] ?? '').trim();
+  if (firstLine === '') return errorType(error);
+  const line = firstLine.length > MAX_IMPORT_ERROR_LINE ? `${firstLine.slice(0, MAX_IMPORT_ERROR_LINE)}…` : firstLine;
+  return `${errorType(error)}: ${line}`;
 }

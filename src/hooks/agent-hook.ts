@@ -28,11 +28,16 @@ export interface AgentHookWebhook {
 /** A decision an in-process control may return (W14), with the meaning of a webhook's response body. */
 export type HookDecision = { decision: 'allow' } | { decision: 'deny'; reason?: string };
 
+/**
+ * An inline handler at point `P`. Any return value is allowed: at `beforeToolCall` / `afterToolCall` a
+ * `HookDecision` is a control decision (W14), anything else (and everything elsewhere) is ignored.
+ */
 export type AgentHookHandler<P extends AgentHookPoint = AgentHookPoint> = (
   event: HookPayloads[P],
-) => unknown | Promise<unknown>;
+) => unknown;
 
-export interface AgentHook<P extends AgentHookPoint = AgentHookPoint> {
+/** One caller hook at one point; `AgentHook` is the union of these, discriminated by `type`. */
+export interface AgentHookAt<P extends AgentHookPoint> {
   id: string;
   type: P;
   handler?: AgentHookHandler<P>;
@@ -43,3 +48,10 @@ export interface AgentHook<P extends AgentHookPoint = AgentHookPoint> {
   onError?: OnErrorPolicy;
   timeoutMs?: number;
 }
+
+/**
+ * A caller hook, discriminated by `type`, so an inline `handler` gets its point's event
+ * (`{ type: 'afterToolCall', handler: (e) => e.result }`). `AgentHook<'afterStep' | 'onComplete'>`
+ * narrows the union to those points.
+ */
+export type AgentHook<P extends AgentHookPoint = AgentHookPoint> = { [K in P]: AgentHookAt<K> }[P];

@@ -4,6 +4,7 @@ import { InterventionEntity } from './entities/intervention.entity.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
+import { TimelineCounterEntity } from './entities/timeline-counter.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
 
 export const AGENT_HOOKS_ENTITIES = [
@@ -13,6 +14,7 @@ export const AGENT_HOOKS_ENTITIES = [
   InterventionEntity,
   ToolResultPlaceholderEntity,
   HookOutcomeEntity,
+  TimelineCounterEntity,
 ] as const;
 
 /** Every table the migrations create (the migrations table aside). */
@@ -23,4 +25,5 @@ export const AGENT_HOOKS_TABLES = [
   'agent_hooks_interventions',
   'agent_hooks_tool_result_placeholders',
   'agent_hooks_hook_outcomes',
+  'agent_hooks_timeline_counters',
 ] as const;

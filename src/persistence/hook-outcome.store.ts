@@ -1,9 +1,11 @@
 /**
  * The timeline rows (`GET /v1/operations/:id/timeline`). Written in batches by `OutcomeBatcher` — one
- * multi-row INSERT per batch, so recording outcomes costs a step one round trip per batch instead of one
- * per hook invocation.
+ * counter upsert and one multi-row INSERT per batch, so recording outcomes costs a step two statements per
+ * batch instead of one per hook invocation. `seq` counts 1, 2, … within each operation (DESIGN §7): the
+ * upsert reserves a range per operation in `agent_hooks_timeline_counters`, whose row lock makes writers
+ * in other processes take turns (no `MAX(seq)` read).
  */
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
 import { dialectOf, qualifiedTable } from './dialect.js';
 import { toHookOutcomeRow } from './record-mappers.js';
@@ -12,7 +14,7 @@ import { StoreDatabase } from './store-database.js';
 
 /** Rows per INSERT: 9 parameters each keeps a statement far below both drivers' bound-parameter limits. */
 const ROWS_PER_INSERT = 500;
-const COLUMNS = ['operation_id', 'at', 'point', 'hook_id', 'source', 'outcome', 'error_code', 'latency_ms'].map((name) => `"${name}"`);
+const COLUMNS = ['operation_id', 'operation_seq', 'at', 'point', 'hook_id', 'source', 'outcome', 'error_code', 'latency_ms'].map((name) => `"${name}"`);
 
 export interface TimelinePage {
   /** Only rows with a greater `seq` (for polling or paging). */
@@ -37,12 +39,15 @@ export class HookOutcomeStore {
     const postgres = dialectOf(this.dataSource) === 'postgres';
     const table = qualifiedTable(this.dataSource, 'agent_hooks_hook_outcomes');
     await this.db.transaction(async (manager) => {
+      const next = await this.reserveSeqs(manager, outcomes, postgres);
       for (let start = 0; start < outcomes.length; start += ROWS_PER_INSERT) {
         const chunk = outcomes.slice(start, start + ROWS_PER_INSERT);
         const params: unknown[] = [];
         const tuples = chunk.map((outcome) => {
           const first = params.length;
-          params.push(outcome.operationId, outcome.at, outcome.point, outcome.hookId, outcome.source, outcome.outcome, outcome.errorCode ?? null, outcome.latencyMs);
+          const seq = next.get(outcome.operationId)!;
+          next.set(outcome.operationId, seq + 1);
+          params.push(outcome.operationId, seq, outcome.at, outcome.point, outcome.hookId, outcome.source, outcome.outcome, outcome.errorCode ?? null, outcome.latencyMs);
           const marks = COLUMNS.map((_, i) => (postgres ? `$${first + i + 1}` : '?'));
           return `(${marks.join(', ')})`;
         });
@@ -51,14 +56,37 @@ export class HookOutcomeStore {
     });
   }
 
-  /** An operation's timeline in `seq` order. */
+  /**
+   * Reserves, per operation of the batch, as many numbers as it has rows: one upsert for the whole batch
+   * (ids in sorted order, so two writers lock counter rows in the same order). Answers each operation's
+   * first number.
+   */
+  private async reserveSeqs(manager: EntityManager, outcomes: readonly NewHookOutcome[], postgres: boolean): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const { operationId } of outcomes) counts.set(operationId, (counts.get(operationId) ?? 0) + 1);
+    const ids = [...counts.keys()].sort();
+    const params = ids.flatMap((id) => [id, counts.get(id)!]);
+    const tuples = ids.map((_, i) => (postgres ? `($${2 * i + 1}, $${2 * i + 2})` : '(?, ?)'));
+    const counters = qualifiedTable(this.dataSource, 'agent_hooks_timeline_counters');
+    const rows = (await manager.query(
+      `INSERT INTO ${counters} ("operation_id", "last_seq") VALUES ${tuples.join(', ')} ` +
+        `ON CONFLICT ("operation_id") DO UPDATE SET "last_seq" = "agent_hooks_timeline_counters"."last_seq" + excluded."last_seq" RETURNING "operation_id", "last_seq"`,
+      params,
+    )) as { operation_id: string; last_seq: number | string }[];
+    const first = new Map<string, number>();
+    for (const row of rows) first.set(row.operation_id, Number(row.last_seq) - counts.get(row.operation_id)! + 1);
+    return first;
+  }
+
+  /** An operation's timeline in `seq` order (1, 2, … within the operation). */
   async listByOperation(operationId: string, page: TimelinePage = {}): Promise<HookOutcomeRow[]> {
     const rows = await this.db.run((manager) => {
       const query = manager
         .createQueryBuilder(HookOutcomeEntity, 'outcome')
         .where('outcome.operationId = :operationId', { operationId })
-        .orderBy('outcome.seq', 'ASC');
-      if (page.afterSeq !== undefined) query.andWhere('outcome.seq > :afterSeq', { afterSeq: page.afterSeq });
+        .orderBy('outcome.operationSeq', 'ASC')
+        .addOrderBy('outcome.seq', 'ASC');
+      if (page.afterSeq !== undefined) query.andWhere('outcome.operationSeq > :afterSeq', { afterSeq: page.afterSeq });
       if (page.limit !== undefined) query.limit(page.limit);
       return query.getMany();
     });

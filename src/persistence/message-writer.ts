@@ -52,6 +52,7 @@ function toMessageRow(operationId: string, seq: number, message: NewMessage, cre
     apiName: message.apiName ?? null,
     error: message.error ?? null,
     state: message.state ?? null,
+    success: message.success ?? null,
     createdAt,
   };
 }

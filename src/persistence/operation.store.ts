@@ -56,6 +56,8 @@ export interface TerminalError {
   type: string;
   /** Only for messages known to hold no user input (S3); the runtime records the type alone. */
   message?: string;
+  /** A safe summary built from our own fields (DESIGN §7: model id, HTTP status, a variable's name). */
+  summary?: string;
 }
 
 export class OperationStore {
@@ -116,6 +118,7 @@ export class OperationStore {
           reason,
           errorType: error?.type ?? null,
           errorMessage: error?.message ?? null,
+          errorSummary: error?.summary ?? null,
           // The completing process holds the terminal sequence for a while; after that, a reconciler may run it.
           leaseOwner: TERMINAL_HOOKS_OWNER,
           leaseUntil: new Date(Date.parse(now) + TERMINAL_HOOKS_LEASE_MS).toISOString(),
@@ -196,6 +199,7 @@ export class OperationStore {
       costUsd: 0,
       errorType: null,
       errorMessage: null,
+      errorSummary: null,
       idempotencyOwner: input.idempotencyKey === undefined ? null : (input.ownerId ?? ''),
       idempotencyKey: input.idempotencyKey ?? null,
       idempotencyDigest: input.idempotencyKey !== undefined ? (input.idempotencyDigest ?? null) : null,

@@ -38,7 +38,7 @@ export function toOperationRecord(row: OperationEntity): OperationRecord {
   optional(
     record,
     row,
-    ['parentOperationId', 'threadId', 'parentToolCallId', 'ownerId', 'reason', 'errorType', 'errorMessage', 'idempotencyKey', 'idempotencyDigest', 'leaseOwner', 'leaseUntil', 'completedAt'],
+    ['parentOperationId', 'threadId', 'parentToolCallId', 'ownerId', 'reason', 'errorType', 'errorMessage', 'errorSummary', 'idempotencyKey', 'idempotencyDigest', 'leaseOwner', 'leaseUntil', 'completedAt'],
   );
   if (row.clientTools !== null && row.clientTools !== undefined && row.clientTools.length > 0) record.clientTools = row.clientTools;
   if (row.compactionGroupId !== null && row.compactionSummary !== null && row.compactedThroughSeq !== null) {
@@ -69,6 +69,7 @@ export function toMessageRecord(row: MessageEntity): MessageRecord {
     'apiName',
     'error',
     'state',
+    'success',
   ]);
   return record;
 }
@@ -108,7 +109,8 @@ export function toPlaceholderRecord(row: ToolResultPlaceholderEntity): Placehold
 
 export function toHookOutcomeRow(row: HookOutcomeEntity): HookOutcomeRow {
   const record: HookOutcomeRow = {
-    seq: row.seq,
+    // The timeline's seq counts within the operation (DESIGN §7); 0 only on a row of an older version.
+    seq: row.operationSeq ?? 0,
     operationId: row.operationId,
     at: row.at,
     point: row.point as HookPoint,

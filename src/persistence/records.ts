@@ -56,6 +56,8 @@ export interface MessageRecord {
   apiName?: string;
   error?: ToolMessageError;
   state?: Record<string, unknown>;
+  /** A tool message's outcome, stored with it (absent on other roles and on rows written before it). */
+  success?: boolean;
   createdAt: string;
 }
 

@@ -10,6 +10,7 @@ import { InterventionEntity } from './entities/intervention.entity.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
+import { TimelineCounterEntity } from './entities/timeline-counter.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
 import { StoreDatabase } from './store-database.js';
 
@@ -74,6 +75,8 @@ export class RetentionStore {
         .execute();
       counts[key] = result.affected ?? 0;
     }
+    // The timeline's numbering goes with its rows (bookkeeping, not counted).
+    await manager.createQueryBuilder().delete().from(TimelineCounterEntity).where('"operation_id" IN (:...ids)', { ids }).execute();
     // Re-checked here: an operation cannot leave `completed`, but the condition keeps the delete honest.
     const deleted = await manager
       .createQueryBuilder()

@@ -1,25 +1,18 @@
 /**
  * Runs the agent-hooks migrations on any DataSource — ours, or a host app's whatever its own `migrations`
- * option lists (applied ones are recorded in that DataSource's migrations table). Called at start on our
+ * option lists. Applied ones are recorded in `agent_hooks_migrations` on every DataSource (one table, so a
+ * database used first through a URL and then as `database: 'host'`, or the other way round, is migrated
+ * once), and what a host's own pipeline recorded in its migrations table counts as applied. Called at start on our
  * own DataSources; on a host's (`database: 'host'`) only checked, never run (the host's pipeline owns it).
  *
  * Several workers may start at once on one PostgreSQL database: a session advisory lock makes them take
  * turns, so the second finds the migrations applied instead of failing on `CREATE TABLE`. The schema named
  * by the options is created first, because TypeORM keeps its migrations table in it.
  */
-import { Migration, MigrationExecutor, type DataSource, type QueryRunner } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { dialectOf, quoteIdentifier, schemaOf } from './dialect.js';
+import { AgentHooksMigrationExecutor } from './migrations/agent-hooks-migration-record.js';
 import { AGENT_HOOKS_MIGRATIONS } from './migrations/agent-hooks-migrations.js';
-
-/** Runs only our migrations, whatever `dataSource.migrations` holds. */
-class AgentHooksMigrationExecutor extends MigrationExecutor {
-  protected override getMigrations(): Migration[] {
-    return AGENT_HOOKS_MIGRATIONS.map((Class) => {
-      const instance = new Class();
-      return new Migration(undefined, Number(instance.name.slice(-13)), instance.name, instance);
-    });
-  }
-}
 
 /** Applies pending agent-hooks migrations in one transaction; returns the names applied (empty: up to date). */
 export async function runAgentHooksMigrations(dataSource: DataSource): Promise<string[]> {
@@ -30,8 +23,10 @@ export async function runAgentHooksMigrations(dataSource: DataSource): Promise<s
     try {
       const schema = schemaOf(dataSource);
       if (schema) await queryRunner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
-      const executor = new AgentHooksMigrationExecutor(dataSource, queryRunner);
+      // Only ours, whatever `dataSource.migrations` holds, recorded in agent_hooks_migrations.
+      const executor = new AgentHooksMigrationExecutor(dataSource, AGENT_HOOKS_MIGRATIONS, queryRunner);
       executor.transaction = 'all';
+      await executor.adoptRecords(queryRunner);
       const applied = await executor.executePendingMigrations();
       return applied.map((migration) => migration.name);
     } finally {
@@ -44,8 +39,14 @@ export async function runAgentHooksMigrations(dataSource: DataSource): Promise<s
 
 /** Names of our migrations not yet recorded in the DataSource's migrations table (read-only). */
 export async function pendingAgentHooksMigrations(dataSource: DataSource): Promise<string[]> {
-  const pending = await new AgentHooksMigrationExecutor(dataSource).getPendingMigrations();
-  return pending.map((migration) => migration.name);
+  const executor = new AgentHooksMigrationExecutor(dataSource, AGENT_HOOKS_MIGRATIONS);
+  const queryRunner = dataSource.createQueryRunner();
+  try {
+    const applied = new Set([...(await executor.recordedNames(queryRunner)), ...(await executor.foreignNames(queryRunner))]);
+    return AGENT_HOOKS_MIGRATIONS.map((Class) => new Class().name ?? Class.name).filter((name) => !applied.has(name));
+  } finally {
+    await queryRunner.release();
+  }
 }
 
 /** One lock per schema, so parallel test files (one schema each) do not wait for one another. */

@@ -7,7 +7,7 @@
  */
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
-import { AgentRuntime } from '../runtime/agent-runtime.js';
+import { OperationRunner } from '../runtime/agent-runtime.js';
 import { LeaseStores } from './lease-stores.js';
 import { QUEUE_SETTINGS, type QueueSettings } from './queue-settings.js';
 import { StepQueue } from './step-queue.js';
@@ -22,7 +22,7 @@ export class StepReconciler implements OnApplicationBootstrap, BeforeApplication
     @Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings,
     private readonly leases: LeaseStores,
     private readonly steps: StepQueue,
-    private readonly runtime: AgentRuntime,
+    private readonly runtime: OperationRunner,
   ) {}
 
   onApplicationBootstrap(): void {

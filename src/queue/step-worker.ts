@@ -1,14 +1,14 @@
 /**
  * Runs step jobs in this process (queue mode with `worker` on). For each job: the database lease first —
  * one holder per operation, renewed while the step runs, fencing every commit of the step —, then one
- * step through `AgentRuntime.runQueuedStep`. While a step runs, the worker watches for the operation being
+ * step through `OperationRunner.runQueuedStep`. While a step runs, the worker watches for the operation being
  * cancelled elsewhere and aborts it. On shutdown it stops taking jobs and hands running steps back.
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import { errorType } from '../hooks/hook-errors.js';
-import { AgentRuntime, type QueuedStepOutcome } from '../runtime/agent-runtime.js';
+import { OperationRunner, type QueuedStepOutcome } from '../runtime/agent-runtime.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
 import { LeaseStores } from './lease-stores.js';
 import { redisConnection } from './queue-connection.js';
@@ -33,7 +33,7 @@ export class StepWorker implements OnApplicationBootstrap, BeforeApplicationShut
 
   constructor(
     @Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings,
-    private readonly runtime: AgentRuntime,
+    private readonly runtime: OperationRunner,
     private readonly leases: LeaseStores,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     private readonly steps: StepQueue,

@@ -1,6 +1,7 @@
 /**
- * The public runtime API (DESIGN §6): `execAgent`, `run`, `cancel`, `approve`, `reject`,
- * `completeDeferred`. It owns the per-operation lifecycle:
+ * The runtime (DESIGN §6). `AgentRuntime` (at the end) is the public facade: `execAgent`, `run`, `cancel`,
+ * `approve`, `reject`, `completeDeferred`, `result`. `OperationRunner` does the work and also serves the
+ * package's own callers (sub-agents, queue workers, the reconciler). It owns the per-operation lifecycle:
  * `on_run_start` once, steps until a terminal reason, and the terminal sequence of DESIGN §3, exactly once:
  * `done` → `onComplete` → `on_run_end`; otherwise `onError` (reason `error` only) → `onComplete` →
  * `on_run_error`. Caller hooks are registered in memory for the life of the operation and unregistered
@@ -12,7 +13,7 @@
  * running): of two processes resolving the last pending item at once, exactly one drives the next step.
  */
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { AgentHook } from '../hooks/agent-hook.js';
 import type { TerminalReason, UsageTotals } from '../hooks/agent-events.js';
 import { AuthContext, RunContext, RunEndContext } from '../hooks/contexts.js';
@@ -38,6 +39,7 @@ import {
   RunCancelledError,
   RunFailedError,
   RunLimitError,
+  RuntimeNotReadyError,
   SubAgentDepthError,
   UnknownAgentError,
   UnknownInterventionError,
@@ -50,6 +52,7 @@ import type { SubAgents, SubAgentStart } from './sub-agent.port.js';
 import { STEP_SCHEDULER, type QueuedStepContext, type StepScheduler } from './step-scheduler.port.js';
 import { StepExecutor } from './step-executor.js';
 import { agentEventBase } from './agent-event-base.js';
+import { errorSummary } from './error-summary.js';
 import { clientToolDefinition, type ClientToolDeclaration } from './tools/client-tools.js';
 import { TOOL_CATALOG, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
 
@@ -109,8 +112,9 @@ const OWED_TERMINAL_HOLD_MS = 60_000;
 /** Operations in one chain of `agents/call`, the top-level one included. */
 export const MAX_SUB_AGENT_DEPTH = 5;
 
+/** Internal: not exported from the package; hosts use `AgentRuntime`. */
 @Injectable()
-export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
+export class OperationRunner implements OnApplicationBootstrap, BeforeApplicationShutdown, SubAgents {
   private readonly logger = new Logger('AgentRuntime');
   private readonly live = new Map<string, LiveOperation>();
   /** Set at shutdown: watchers stop polling (and never reopen the database). */
@@ -119,6 +123,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
   private readonly instanceId = `${process.pid}:${randomUUID()}`;
   /** Local mode: owed terminal sequences are looked for once, on first use (the database opens lazily). */
   private owedChecked = false;
+  /** Set once the application bootstrapped: every `@Tool` and `@OnHook` was discovered at module init. */
+  private bootstrapped = false;
 
   constructor(
     private readonly dispatcher: HookDispatcher,
@@ -132,6 +138,10 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     @Optional() @Inject(STEP_SCHEDULER) private readonly scheduler?: StepScheduler,
   ) {}
 
+  onApplicationBootstrap(): void {
+    this.bootstrapped = true;
+  }
+
   /** Starts an operation; `done` resolves with `{ status: 'completed', reason }` whatever the reason. */
   async execAgent(input: ExecAgentInput): Promise<{ operationId: string; done: Promise<OperationResult> }> {
     const { operationId, done } = await this.start(input);
@@ -139,11 +149,8 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
   }
 
   private async start(input: ExecAgentInput, child?: ChildLink): Promise<{ operationId: string; done: Promise<OperationResult>; live?: LiveOperation }> {
+    if (!this.bootstrapped) throw new RuntimeNotReadyError();
     if (!this.agents.agent(input.agentId)) throw new UnknownAgentError(input.agentId);
-    if (!this.owedChecked && !this.scheduler) {
-      this.owedChecked = true;
-      void this.runOwedTerminalSequences().catch((error: unknown) => this.logger.warn(`owed terminal sequences: ${errorType(error)}`));
-    }
     if (typeof input.prompt !== 'string') throw new TypeError('prompt must be a string');
     // Validated before anything is registered or stored; a sub-agent runs with its own agent's tools only.
     const clientTools = input.clientTools !== undefined ? this.catalog.declareClientTools(input.clientTools) : [];
@@ -179,6 +186,11 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     } catch (error) {
       this.registry.unregister(operationId);
       throw error;
+    }
+    // Once the database answered: a database that cannot open is reported once, by the caller's error.
+    if (!this.owedChecked && !this.scheduler) {
+      this.owedChecked = true;
+      void this.runOwedTerminalSequences().catch((error: unknown) => this.logger.warn(`owed terminal sequences: ${errorType(error)}`));
     }
     if (stored.id !== operationId) {
       // The idempotency key named an existing operation: answer with it, start nothing new.
@@ -571,8 +583,10 @@ export class AgentRuntime implements BeforeApplicationShutdown, SubAgents {
     const error = live.error;
     let first = false;
     try {
-      // S3: the error's type is recorded; its message may hold user input and is not stored.
-      first = await this.store.complete(operationId, reason, error !== undefined ? { type: errorType(error) } : undefined);
+      // S3: the error's type and a summary of our own fields are recorded; its message may hold user input.
+      const failure = error !== undefined ? { type: errorType(error), summary: errorSummary(error) } : undefined;
+      first = await this.store.complete(operationId, reason, failure);
+      if (first && failure) this.logger.error(`operation ${operationId} failed: ${failure.type}: ${failure.summary}`);
       if (first) await this.terminalHooks(operationId, live, reason, error);
     } catch (failure) {
       this.logger.error(`terminal transition of ${operationId} failed (${errorType(failure)})`);
@@ -779,4 +793,48 @@ export function restoredContext(runId: string, stored: StoredRunContext): RunCon
     ...(stored.scopes ? { authContext: new AuthContext({ scopes: stored.scopes }) } : {}),
     metadata: stored.metadata ?? {},
   });
+}
+
+/**
+ * What a host gets from `app.get(AgentRuntime)` (DESIGN §6): a thin facade, so the runner's internal entry
+ * points (sub-agent start, queued steps, owed terminal sequences) are not part of the public surface.
+ */
+@Injectable()
+export class AgentRuntime {
+  constructor(private readonly runner: OperationRunner) {}
+
+  /** Starts an operation; `done` resolves with `{ status: 'completed', reason }` whatever the reason. */
+  execAgent(input: ExecAgentInput): Promise<{ operationId: string; done: Promise<OperationResult> }> {
+    return this.runner.execAgent(input);
+  }
+
+  /** Runs to the end; resolves on reason `done`, else rejects with the original error or a typed one. */
+  run(message: string, options: { agentId: string; context?: RunContext; hooks?: AgentHook[] }): Promise<OperationResult> {
+    return this.runner.run(message, options);
+  }
+
+  /** Cancels an operation; its terminal sequence runs once, reason `interrupted`. */
+  cancel(operationId: string): Promise<void> {
+    return this.runner.cancel(operationId);
+  }
+
+  /** Approves a pending call (SPEC A3). */
+  approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
+    return this.runner.approve(operationId, toolCallId, options);
+  }
+
+  /** Rejects a pending call: stops the operation (default) or continues with the rejection as the result. */
+  reject(operationId: string, toolCallId: string, options: { reason?: string; continue?: boolean; decidedBy?: string } = {}): Promise<void> {
+    return this.runner.reject(operationId, toolCallId, options);
+  }
+
+  /** Supplies a deferred call's result; the first final write wins (L4). */
+  completeDeferred(operationId: string, toolCallId: string, result: { content: string; success?: boolean }): Promise<{ published: true }> {
+    return this.runner.completeDeferred(operationId, toolCallId, result);
+  }
+
+  /** Resolves with the operation's result once it is completed, here or in another process. */
+  result(operationId: string): Promise<OperationResult> {
+    return this.runner.result(operationId);
+  }
 }

@@ -11,13 +11,14 @@ export const DEFAULT_REJECTION_REASON = 'Rejected by a human reviewer.';
 
 export function rejectionReceipt(call: ModelToolCall, reason: string | undefined): NewMessage {
   const content = reason && reason.trim() !== '' ? reason : DEFAULT_REJECTION_REASON;
-  return { ...toolFields(call), content, state: { humanIntervention: { action: 'reject', ...(reason ? { reason } : {}) } } };
+  return { ...toolFields(call), content, success: false, state: { humanIntervention: { action: 'reject', ...(reason ? { reason } : {}) } } };
 }
 
 export function unknownOutcomeReceipt(call: ModelToolCall): NewMessage {
   return {
     ...toolFields(call),
     content: `Error: ${call.identifier}/${call.apiName} was started before and its outcome is unknown; it was not run again.`,
+    success: false,
     state: { execution: 'unknown_outcome' },
   };
 }

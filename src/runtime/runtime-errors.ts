@@ -10,6 +10,19 @@ export class UnknownAgentError extends Error {
   }
 }
 
+/**
+ * `execAgent` / `run` before the application finished its bootstrap: `@Tool` and `@OnHook` methods are
+ * discovered at init, so an operation started earlier would run without them.
+ */
+export class RuntimeNotReadyError extends Error {
+  override readonly name = 'RuntimeNotReadyError';
+  readonly code = 'runtime_not_ready';
+
+  constructor() {
+    super('AgentRuntime is not ready: the application has not finished its bootstrap, so no @Tool or @OnHook is registered yet; call app.init() (or app.listen()) before execAgent() or run()');
+  }
+}
+
 /** `max_steps` or `cost_limit`. */
 export class RunLimitError extends Error {
   override readonly name = 'RunLimitError';

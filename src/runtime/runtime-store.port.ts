@@ -41,6 +41,8 @@ export interface StoredOperation {
   usage: UsageTotals;
   errorType?: string;
   errorMessage?: string;
+  /** A safe summary of the error (DESIGN §7): our own fields only (model id, HTTP status, a variable's name). */
+  errorSummary?: string;
   /** Queue mode: the worker running the current step, while its lease lasts. */
   leaseOwner?: string;
   /** The digest of the request that created it under an idempotency key (G8), when one was given. */
@@ -70,6 +72,8 @@ export interface StoredMessage {
   apiName?: string;
   error?: 'hook_denied' | 'hook_control_error';
   state?: Record<string, unknown>;
+  /** A tool message's outcome (`afterStep` `toolResults[].success`); absent on rows written before it. */
+  success?: boolean;
 }
 
 export type NewMessage = Omit<StoredMessage, 'id' | 'seq'>;
@@ -132,7 +136,7 @@ export interface RuntimeStore {
     leaseOwner?: string,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }>;
   /** The terminal transition, exactly once: false when the operation was already completed. */
-  complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }): Promise<boolean>;
+  complete(operationId: string, reason: TerminalReason, error?: { type: string; summary?: string }): Promise<boolean>;
 
   /** The terminal sequence finished (hooks, the sub-agent bridge): nothing is owed any more. */
   markTerminalHooksDone(operationId: string): Promise<void>;

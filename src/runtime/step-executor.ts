@@ -308,7 +308,8 @@ export class StepExecutor {
     return calls.flatMap((call) => {
       const message = byCall.get(call.id);
       if (!message) return [];
-      const success = !message.error && !message.content.startsWith('Error: ') && !isHumanRejection(message);
+      // Stored with the message; a row written before the outcome was stored falls back to the old guess.
+      const success = message.success ?? (!message.error && !message.content.startsWith('Error: ') && !isHumanRejection(message));
       return [{ toolCallId: call.id, success, ...(message.error ? { error: message.error } : {}) }];
     });
   }

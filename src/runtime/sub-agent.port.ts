@@ -1,6 +1,6 @@
 /**
  * What the step executor needs to run the built-in `agents/call` tool (DESIGN §8): start a child operation,
- * and backfill the parent's placeholder when a child cannot start. `AgentRuntime` implements it; the
+ * and backfill the parent's placeholder when a child cannot start. `OperationRunner` implements it; the
  * executor looks it up lazily (the runtime itself depends on the executor).
  */
 import type { RunContext } from '../hooks/contexts.js';

@@ -96,7 +96,7 @@ export class ToolCallRunner {
         } catch (error) {
           if (!(error instanceof ToolError)) throw error;
           await this.reportFailure(chain, 0, { type: error.errorType, message: error.message, code: error.code });
-          return { message: this.toolMessage(input, `Error: ${error.message}`), success: false };
+          return { message: this.toolMessage(input, `Error: ${error.message}`, false), success: false };
         }
       }
       return HANDED_OUT;
@@ -116,7 +116,7 @@ export class ToolCallRunner {
       const type = error instanceof ToolError ? error.errorType : errorType(error);
       const message = error instanceof ToolError ? error.message : `${call.identifier}/${call.apiName} failed (${type})`;
       await this.reportFailure(chain, performance.now() - started, { type, message, ...(error instanceof ToolError ? { code: error.code } : {}) });
-      return { message: this.toolMessage(input, `Error: ${message}`), success: false };
+      return { message: this.toolMessage(input, `Error: ${message}`, false), success: false };
     }
     return this.afterExecution(chain, result, mocked, performance.now() - started);
   }
@@ -136,7 +136,7 @@ export class ToolCallRunner {
     const content = unavailableToolContent(identifier, apiName);
     this.dispatcher.recordRuntimeVerdict('beforeToolCall', input.operationId, RUNTIME_TOOL_ACCESS_HOOK_ID, 'denied', TOOL_NOT_AVAILABLE);
     await this.reportFailure(chain, 0, { type: TOOL_NOT_AVAILABLE, message: content.slice('Error: '.length), code: TOOL_NOT_AVAILABLE });
-    return { message: this.toolMessage(named, content, { error: { type: TOOL_NOT_AVAILABLE } }), success: false };
+    return { message: this.toolMessage(named, content, false, { error: { type: TOOL_NOT_AVAILABLE } }), success: false };
   }
 
   /**
@@ -158,7 +158,7 @@ export class ToolCallRunner {
       await this.reportFailure(chain, 0, { type: 'DeferredToolError', message: 'the outside executor reported a failure' });
       const verdict = await this.dispatcher.gateToolResult({ ...chain.base, ...chain.context, type: 'afterToolCall', result, mocked: false }, chain.dispatchOptions);
       if (verdict.outcome !== 'allowed') return this.outcome(input, verdict.reason, verdict);
-      return { message: this.toolMessage(input, result.content, result.state), success: false };
+      return { message: this.toolMessage(input, result.content, false, result.state), success: false };
     }
     return this.afterExecution(chain, result, false, result.executionTime ?? 0);
   }
@@ -181,10 +181,8 @@ export class ToolCallRunner {
     await this.dispatcher.dispatch('after_tool_call', toolCallContext(request, 'ok', latencyMs), dispatchOptions);
 
     if (verdict.outcome !== 'allowed') return this.outcome(input, verdict.reason, verdict);
-    return {
-      message: this.toolMessage(input, result.content, result.state),
-      success: result.success !== false,
-    };
+    const success = result.success !== false;
+    return { message: this.toolMessage(input, result.content, success, result.state), success };
   }
 
   /** Step 4: the sanitized engine context, then the agent event. */
@@ -226,10 +224,12 @@ export class ToolCallRunner {
     });
   }
 
-  private toolMessage(input: ToolCallInput, content: string, state?: Record<string, unknown>): NewMessage {
+  /** The message to publish, with its outcome stored beside it (`afterStep` reads it back, never guesses). */
+  private toolMessage(input: ToolCallInput, content: string, success: boolean, state?: Record<string, unknown>): NewMessage {
     return {
       role: 'tool',
       content,
+      success,
       toolCallId: input.call.id,
       identifier: input.call.identifier,
       apiName: input.call.apiName,
@@ -241,7 +241,7 @@ export class ToolCallRunner {
   private outcome(input: ToolCallInput, content: string, verdict: DeniedVerdict): ToolCallOutcome {
     return {
       message: {
-        ...this.toolMessage(input, content),
+        ...this.toolMessage(input, content, false),
         error: verdict.error,
         state: hookVerdictState(verdict),
       },

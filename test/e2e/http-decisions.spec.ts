@@ -6,7 +6,7 @@
 import { ensureBuilt, startServer, type ServerProcess } from './support/server-process.js';
 import { scratch, type Scratch } from './support/e2e-config.js';
 import { apiClient, expectErrorShape, until, type ApiClient, type Reply } from './support/http-client.js';
-import { readEvents } from './support/sse.js';
+import { readEvents, watchEvents, type SseEvent } from './support/sse.js';
 
 let dir: Scratch;
 let server: ServerProcess;
@@ -35,6 +35,8 @@ async function startWaiting(agentId: string): Promise<{ id: string; toolCallId: 
   const waiting = await until(() => operation(id), (r) => r.body?.status === 'waiting', `operation ${id} to wait`);
   return { id, toolCallId: waiting.body.pendingTools[0].toolCallId, waiting };
 }
+
+const isWaitingStatus = (event: SseEvent) => event.event === 'status' && event.data.status === 'waiting';
 
 const toolMessage = async (id: string) => (await api.get(`/v1/operations/${id}/messages`)).body.messages.find((m: { role: string }) => m.role === 'tool');
 
@@ -119,9 +121,9 @@ describe('DESIGN §7 GET …/events (Server-Sent Events)', () => {
     const response = await fetch(`${server.url}/v1/operations/${id}/events`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reading = readEvents(response);
-    // The decision arrives while the stream is open: what follows must come live.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The decision arrives once the stream has sent the waiting status: what follows must come live.
+    const { seen, reading } = watchEvents(response, isWaitingStatus);
+    await seen;
     expect((await api.post(`/v1/operations/${id}/interventions/${toolCallId}`, { action: 'approve' })).status).toBe(200);
     const { events, ended } = await reading;
     expect(ended).toBe(true);
@@ -157,8 +159,9 @@ describe('DESIGN §7 GET …/events (Server-Sent Events)', () => {
 describe('shutdown with an open event stream', () => {
   it('SIGTERM ends the open stream and the server exits 0 (a stream never holds the shutdown)', async () => {
     const { id } = await startWaiting('approver');
-    const reading = readEvents(await fetch(`${server.url}/v1/operations/${id}/events`));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The stream is open and sending (it sent the waiting status) when the signal comes.
+    const { seen, reading } = watchEvents(await fetch(`${server.url}/v1/operations/${id}/events`), isWaitingStatus);
+    await seen;
     const started = Date.now();
     expect(await server.stop()).toBe(0);
     expect(Date.now() - started).toBeLessThan(8_000);

@@ -1,8 +1,9 @@
 /**
  * `agent_hooks_hook_outcomes`: the timeline (`GET /v1/operations/:id/timeline`), one row per hook
  * invocation — point, hook id, source, outcome, error code, latency. Never a payload, body or message
- * (DESIGN §5). `seq` is the global insertion order; a batch is inserted in record order, so an
- * operation's rows read back in the order its hooks ran.
+ * (DESIGN §5). `seq` is the global insertion order; `operation_seq` numbers an operation's rows 1, 2, …
+ * (the timeline's `seq`, DESIGN §7, from `agent_hooks_timeline_counters`); a batch is numbered in record
+ * order, so an operation's rows read back in the order its hooks ran.
  */
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { HookOutcome, TimelineSource } from '../../hooks/hook-outcome.js';
@@ -10,6 +11,7 @@ import { doubleColumn, idColumn, nameColumn, timestampColumn, wordColumn } from 
 
 @Entity({ name: 'agent_hooks_hook_outcomes' })
 @Index('agent_hooks_hook_outcomes_operation_seq_idx', ['operationId', 'seq'])
+@Index('agent_hooks_hook_outcomes_operation_operation_seq_uq', ['operationId', 'operationSeq'], { unique: true })
 export class HookOutcomeEntity {
   /**
    * `integer` on both drivers: SQLite only auto-increments an `INTEGER PRIMARY KEY`, and one entity set
@@ -24,6 +26,10 @@ export class HookOutcomeEntity {
 
   @Column(idColumn('operation_id'))
   operationId!: string;
+
+  /** 1, 2, … within the operation; null only on a row written by a version before migration 1765300000000. */
+  @Column({ name: 'operation_seq', type: 'integer', nullable: true })
+  operationSeq!: number | null;
 
   /** When the hook ran (recorded, not flushed), ISO-8601. */
   @Column(timestampColumn('at'))

@@ -52,6 +52,10 @@ export class MessageEntity {
   @Column(jsonColumn('state', true))
   state!: Record<string, unknown> | null;
 
+  /** A tool message's outcome (`afterStep` `toolResults[].success`); null for other roles and older rows. */
+  @Column({ name: 'success', type: 'boolean', nullable: true })
+  success!: boolean | null;
+
   @Column(timestampColumn('created_at'))
   createdAt!: string;
 }

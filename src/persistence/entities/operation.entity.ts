@@ -77,6 +77,10 @@ export class OperationEntity {
   @Column({ name: 'error_message', type: 'text', nullable: true })
   errorMessage!: string | null;
 
+  /** A safe summary of the error (DESIGN §7): our own fields only, never a provider body or user text. */
+  @Column({ name: 'error_summary', type: 'varchar', length: 1024, nullable: true })
+  errorSummary!: string | null;
+
   @Column(nameColumn('idempotency_owner', true))
   idempotencyOwner!: string | null;
 

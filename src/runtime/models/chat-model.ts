@@ -63,7 +63,11 @@ export interface ChatModel {
   close?(): Promise<void>;
 }
 
-/** A model call failed; `code` is safe to record, the message names provider and status, never content. */
+/**
+ * A model call failed; `code` is safe to record, the message names provider and status, never content.
+ * `summary`, when set, is what an operation view and the logs show (DESIGN §7): built by the provider from
+ * our own fields only — model id, HTTP status, the name of an unset variable — never a response body.
+ */
 export class ModelError extends Error {
   override readonly name = 'ModelError';
 
@@ -71,6 +75,7 @@ export class ModelError extends Error {
     readonly code: 'http_error' | 'network_error' | 'timeout' | 'invalid_response' | 'cancelled' | 'configuration',
     message: string,
     readonly status?: number,
+    readonly summary?: string,
   ) {
     super(message);
   }

@@ -91,7 +91,7 @@ export class OpenAiChatModel implements ChatModel {
         },
       };
     } catch (error) {
-      throw failure(error, deadline, where);
+      throw this.summarized(failure(error, deadline, where));
     } finally {
       deadline.dispose();
     }
@@ -124,6 +124,23 @@ export class OpenAiChatModel implements ChatModel {
     return url;
   }
 
+  /**
+   * The error with its safe summary (DESIGN §7): the model id, the HTTP status, and — when the server
+   * refused the credentials and the key variable is unset — that variable's name. Nothing else.
+   */
+  private summarized(error: ModelError): ModelError {
+    if (error.summary !== undefined) return error;
+    const model = `model ${this.config.model}`;
+    let summary = `${model}: ${MODEL_FAILURES[error.code]}`;
+    if (error.code === 'http_error') {
+      summary = `${model} answered HTTP ${error.status ?? 'error'}`;
+      const variable = this.config.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
+      const key = this.env[variable];
+      if ((error.status === 401 || error.status === 403) && (key === undefined || key === '')) summary += ` (${variable} is not set)`;
+    }
+    return new ModelError(error.code, error.message, error.status, summary);
+  }
+
   private headers(): Record<string, string> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     // Local OpenAI-compatible servers often need no key: an unset or empty variable sends none.
@@ -153,6 +170,16 @@ function discard(body: Dispatcher.ResponseData['body']): void {
   body.on('error', () => undefined);
   body.destroy();
 }
+
+/** What a failure of each kind means, for the summary (the status and variable are added where known). */
+const MODEL_FAILURES: Record<ModelError['code'], string> = {
+  http_error: 'answered with an HTTP error',
+  network_error: 'could not be reached',
+  timeout: 'did not answer in time',
+  invalid_response: 'answered with something that is not a chat completion',
+  cancelled: 'the call was cancelled',
+  configuration: 'is not configured correctly (check its base URL and API key variables)',
+};
 
 function cancelled(where: string): ModelError {
   return new ModelError('cancelled', `call to ${where} was cancelled`);

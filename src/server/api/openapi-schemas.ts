@@ -60,6 +60,12 @@ export const OPERATION: SchemaObject = {
       required: ['inputTokens', 'outputTokens', 'costUsd'],
       properties: { inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' }, costUsd: { type: 'number' } },
     },
+    error: {
+      type: 'object',
+      description: 'reason error: the error type and a summary built from our own fields (model id, HTTP status, an unset variable), never an error message',
+      required: ['type', 'summary'],
+      properties: { type: string, summary: string },
+    },
   },
 };
 

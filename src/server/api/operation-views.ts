@@ -19,6 +19,8 @@ export interface OperationView {
   reason?: NonNullable<OperationRecord['reason']>;
   pendingTools?: PendingToolView[];
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
+  /** Why it failed (reason `error`): the type and a summary of our own fields, never an error message. */
+  error?: { type: string; summary: string };
 }
 
 export interface MessageView {
@@ -56,7 +58,13 @@ export function operationView(operation: OperationRecord, pending: readonly Inte
       ? { pendingTools: waiting.map(({ toolCallId, identifier, apiName, args, kind }) => ({ toolCallId, identifier, apiName, args, kind })) }
       : {}),
     usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd },
+    ...(operation.errorType !== undefined ? { error: operationError(operation.errorType, operation.errorSummary) } : {}),
   };
+}
+
+/** An operation failed before summaries were stored: its type says what is known. */
+export function operationError(type: string, summary: string | undefined): { type: string; summary: string } {
+  return { type, summary: summary ?? `the operation failed with ${type}` };
 }
 
 /** A message exactly as published: its verdict (`error`, `state.hookVerdict`) included, nothing internal. */

@@ -59,7 +59,7 @@ describe('T5 an agent run calling an MCP tool', () => {
     const { operationId, done } = await app.runtime.execAgent({
       agentId: 'researcher',
       prompt: 'hello',
-      hooks: [{ id: 'watch', type: 'afterToolCall', matcher: '^kb/echo$', handler: (event) => void observed.push(event as AfterToolCallEvent) }],
+      hooks: [{ id: 'watch', type: 'afterToolCall', matcher: '^kb/echo$', handler: (event) => void observed.push(event) }],
     });
     const result = await within(done, 'done', 20_000);
     expect(result).toMatchObject({ reason: 'done', content: 'The knowledge base said: echo: hello' });

@@ -88,7 +88,7 @@ let hooks: McpAuthHooks;
 beforeAll(async () => {
   [kb, open, guarded] = await Promise.all([startMcpServer(TOKEN), startMcpServer(TOKEN), startMcpServer(TOKEN)]);
   laterPort = await closedPort();
-  moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers: [McpAuthHooks] })
+  moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers: [McpAuthHooks] })
     .overrideProvider(TOOLS_OPTIONS)
     .useValue({ defaultTimeoutMs: 5_000, mcpConnectTimeoutMs: 2_000 })
     .overrideProvider(MCP_SERVERS)
@@ -107,7 +107,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!moduleClosed) await moduleRef.close();
-  await Promise.all([kb, open, guarded, later].map((server) => server?.close()));
+  await Promise.all([kb, open, guarded, later].map(async (server) => server?.close()));
 });
 
 function invocation(runId?: string, signal: AbortSignal = new AbortController().signal): ToolInvocation {

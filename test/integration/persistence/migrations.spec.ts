@@ -2,12 +2,14 @@
  * DESIGN §5: hand-written migrations create every `agent_hooks_` table on both drivers, match the
  * entities exactly, are idempotent and safe to run from several processes at once, and can be reverted.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AGENT_HOOKS_ENTITIES, AGENT_HOOKS_TABLES } from '../../../src/persistence/agent-hooks-entities.js';
 import { createDataSourceOptions } from '../../../src/persistence/data-source-options.js';
-import { AgentHooksInitialSchema1764460800000 } from '../../../src/persistence/migrations/1764460800000-agent-hooks-initial-schema.js';
 import { AGENT_HOOKS_MIGRATIONS, AGENT_HOOKS_MIGRATIONS_TABLE } from '../../../src/persistence/migrations/agent-hooks-migrations.js';
-import { runAgentHooksMigrations } from '../../../src/persistence/run-migrations.js';
+import { pendingAgentHooksMigrations, runAgentHooksMigrations } from '../../../src/persistence/run-migrations.js';
 import { DATABASE_URL, listTables, postgresDatabaseOption, testDrivers, uniqueSchemaName, useTestDatabase } from './test-databases.js';
 
 const DRIVERS = await testDrivers();
@@ -38,11 +40,11 @@ describe.each(DRIVERS)('migrations on %s', (driver) => {
   it('revert with down() and apply again with up()', async () => {
     const queryRunner = db.dataSource.createQueryRunner();
     try {
-      const migration = new AgentHooksInitialSchema1764460800000();
-      await migration.down(queryRunner);
+      const migrations = AGENT_HOOKS_MIGRATIONS.map((Class) => new Class());
+      for (const migration of [...migrations].reverse()) await migration.down(queryRunner);
       const afterDown = await listTables(db.dataSource);
       for (const table of AGENT_HOOKS_TABLES) expect(afterDown).not.toContain(table);
-      await migration.up(queryRunner);
+      for (const migration of migrations) await migration.up(queryRunner);
       const afterUp = await listTables(db.dataSource);
       for (const table of AGENT_HOOKS_TABLES) expect(afterUp).toContain(table);
     } finally {
@@ -73,7 +75,7 @@ if (DRIVERS.includes('postgres')) {
 }
 
 describe('migrations on a host DataSource', () => {
-  it('run ours even when the host lists other migrations, recorded in the host migrations table', async () => {
+  it('run ours even when the host lists other migrations, recorded in agent_hooks_migrations (the one table)', async () => {
     const host = new DataSource({
       type: 'better-sqlite3',
       database: ':memory:',
@@ -84,9 +86,34 @@ describe('migrations on a host DataSource', () => {
     try {
       await expect(runAgentHooksMigrations(host)).resolves.toEqual(ALL_MIGRATION_NAMES);
       const names = await listTables(host);
-      expect(names).toEqual(expect.arrayContaining([...AGENT_HOOKS_TABLES, 'migrations']));
+      expect(names).toEqual(expect.arrayContaining([...AGENT_HOOKS_TABLES, AGENT_HOOKS_MIGRATIONS_TABLE]));
+      expect(names).not.toContain('migrations');
     } finally {
       await host.destroy();
+    }
+  });
+
+  it.each(DRIVERS)('%s: migrated through a URL, then by a host pipeline listing AGENT_HOOKS_MIGRATIONS: nothing is applied twice', async (driver) => {
+    const { ours, host, close } = await switchingSources(driver);
+    try {
+      await runAgentHooksMigrations(ours);
+      await expect(host.runMigrations({ transaction: 'all' })).resolves.toBeDefined();
+      await expect(pendingAgentHooksMigrations(host)).resolves.toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it.each(DRIVERS)('%s: migrated by a host pipeline (its own migrations table), then through a URL: nothing is applied twice', async (driver) => {
+    const { ours, host, table, close } = await switchingSources(driver);
+    try {
+      await host.runMigrations({ transaction: 'all' });
+      await expect(pendingAgentHooksMigrations(host)).resolves.toEqual([]);
+      await expect(runAgentHooksMigrations(ours)).resolves.toEqual([]);
+      const recorded = await ours.query(`SELECT name FROM ${table} ORDER BY id`);
+      expect(recorded.map((row: { name: string }) => row.name)).toEqual(ALL_MIGRATION_NAMES);
+    } finally {
+      await close();
     }
   });
 
@@ -100,6 +127,33 @@ describe('migrations on a host DataSource', () => {
     }
   });
 });
+
+/**
+ * One database seen two ways: our DataSource (a URL; records in agent_hooks_migrations) and a host's, whose
+ * pipeline lists AGENT_HOOKS_MIGRATIONS and records in its own `migrations` table.
+ */
+async function switchingSources(driver: 'sqlite' | 'postgres'): Promise<{ ours: DataSource; host: DataSource; table: string; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-switch-'));
+  const schema = driver === 'postgres' ? uniqueSchemaName() : undefined;
+  const url = driver === 'postgres' ? postgresDatabaseOption(schema!) : `sqlite:${join(dir, 'db.sqlite')}`;
+  const ours = await new DataSource(createDataSourceOptions(url)).initialize();
+  if (schema) await ours.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  const host = await new DataSource(
+    driver === 'postgres'
+      ? { type: 'postgres', url: DATABASE_URL, schema, entities: [...AGENT_HOOKS_ENTITIES], migrations: [...AGENT_HOOKS_MIGRATIONS] }
+      : { type: 'better-sqlite3', database: join(dir, 'db.sqlite'), entities: [...AGENT_HOOKS_ENTITIES], migrations: [...AGENT_HOOKS_MIGRATIONS] },
+  ).initialize();
+  return {
+    ours,
+    host,
+    table: `${schema ? `"${schema}".` : ''}"${AGENT_HOOKS_MIGRATIONS_TABLE}"`,
+    close: async () => {
+      if (schema) await ours.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await Promise.all([ours.destroy(), host.destroy()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 // Referenced so the URL the suite targets shows up in a failure message.
 test('DATABASE_URL is a postgres URL', () => {

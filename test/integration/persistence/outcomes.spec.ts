@@ -8,6 +8,7 @@ import type { HookOutcomeRecord } from '../../../src/hooks/hook-outcome.js';
 import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js';
 import { OutcomeBatcher, type OutcomeWriter } from '../../../src/persistence/outcome-batcher.js';
 import type { NewHookOutcome } from '../../../src/persistence/records.js';
+import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
 import { eventually, testDrivers, useTestDatabase } from './test-databases.js';
 
 const DRIVERS = await testDrivers();
@@ -78,11 +79,38 @@ describe.each(DRIVERS)('hook outcomes on %s', (driver) => {
     expect(await store.listByOperation(operationId, { limit: 1 })).toEqual([rows[0]]);
   });
 
+  it('DESIGN §7: seq counts 1, 2, … within each operation, whatever other operations wrote between', async () => {
+    const first = randomUUID();
+    const second = randomUUID();
+    const row = (operationId: string, hookId: string): NewHookOutcome => ({ operationId, at: '2030-01-01T00:00:00.000Z', point: 'beforeStep', hookId, source: 'caller', outcome: 'ok', latencyMs: 0 });
+    await store.append([row(first, 'a'), row(second, 'x'), row(first, 'b')]);
+    await store.append([row(second, 'y'), row(first, 'c')]);
+    expect((await store.listByOperation(first)).map(({ seq, hookId }) => [seq, hookId])).toEqual([[1, 'a'], [2, 'b'], [3, 'c']]);
+    expect((await store.listByOperation(second)).map(({ seq, hookId }) => [seq, hookId])).toEqual([[1, 'x'], [2, 'y']]);
+    expect((await store.listByOperation(first, { afterSeq: 1 })).map(({ hookId }) => hookId)).toEqual(['b', 'c']);
+  });
+
+  if (driver === 'postgres') {
+    it('DESIGN §7: processes writing one operation at once (own DataSources) number it 1..n without a gap or a duplicate', async () => {
+      const operationId = randomUUID();
+      const others = await Promise.all([0, 1, 2].map(() => openAgentHooksDataSource(db.option, { migrate: false })));
+      try {
+        const stores = [store, ...others.map((source) => new HookOutcomeStore(source))];
+        const row = (hookId: string): NewHookOutcome => ({ operationId, at: '2030-01-01T00:00:00.000Z', point: 'afterToolCall', hookId, source: 'caller', outcome: 'ok', latencyMs: 0 });
+        await Promise.all(stores.flatMap((writer, w) => Array.from({ length: 5 }, (_, b) => writer.append([row(`${w}-${b}-0`), row(`${w}-${b}-1`)]))));
+        const seqs = (await store.listByOperation(operationId)).map(({ seq }) => seq);
+        expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      } finally {
+        await Promise.all(others.map((source) => source.destroy()));
+      }
+    });
+  }
+
   it('keeps no payload: the table has exactly the timeline columns', async () => {
     const columns = (await db.dataSource.createQueryRunner().getTable(db.schema ? `${db.schema}.agent_hooks_hook_outcomes` : 'agent_hooks_hook_outcomes'))!
       .columns.map((column) => column.name)
       .sort();
-    expect(columns).toEqual(['at', 'error_code', 'hook_id', 'latency_ms', 'operation_id', 'outcome', 'point', 'seq', 'source']);
+    expect(columns).toEqual(['at', 'error_code', 'hook_id', 'latency_ms', 'operation_id', 'operation_seq', 'outcome', 'point', 'seq', 'source']);
   });
 
   it('batches: a write starts as soon as maxBatch records are buffered', async () => {
@@ -91,8 +119,10 @@ describe.each(DRIVERS)('hook outcomes on %s', (driver) => {
     const outcomes = batcher(writer, { maxBatch: 3, flushIntervalMs: 60_000 });
     outcomes.record(record(operationId, 'a'));
     outcomes.record(record(operationId, 'b'));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // A write would start on a microtask; by the next macrotask it would have begun. Below maxBatch, none did.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(writer.batches).toEqual([]);
+    expect(outcomes.pending).toBe(2);
     outcomes.record(record(operationId, 'c'));
     await eventually(async () => (await hookIds(operationId)).length === 3);
     expect(writer.batches).toEqual([3]);

@@ -30,10 +30,15 @@ async function postgresAnswers(): Promise<boolean> {
   }
 }
 
+/** Whether the PostgreSQL of `DATABASE_URL` answers (probed once per test file). */
+export function postgresAvailable(): Promise<boolean> {
+  probe ??= postgresAnswers();
+  return probe;
+}
+
 /** SQLite always; PostgreSQL when it answers — and always under CI, where an unreachable server must fail. */
 export async function testDrivers(): Promise<DriverName[]> {
-  probe ??= postgresAnswers();
-  if (await probe) return ['sqlite', 'postgres'];
+  if (await postgresAvailable()) return ['sqlite', 'postgres'];
   if (process.env.CI === 'true') return ['sqlite', 'postgres'];
   // eslint-disable-next-line no-console -- a skipped driver must be loud (DESIGN §11)
   console.warn(
@@ -41,6 +46,36 @@ export async function testDrivers(): Promise<DriverName[]> {
       '!!! Start PostgreSQL (or set DATABASE_URL) to cover both drivers; under CI=true this is a failure.\n',
   );
   return ['sqlite'];
+}
+
+type DriverSuite = (driver: DriverName) => void;
+
+/**
+ * `describe.each` over the drivers of `testDrivers()`, and `describe.skip.each` over a driver left out, so
+ * a PostgreSQL that does not answer shows as skipped tests in Jest's summary, not as tests that vanished.
+ * Probe first, at collection time: `const describeEachDriver = await driverSuites();`.
+ */
+export async function driverSuites(): Promise<(title: string, suite: DriverSuite) => void> {
+  const drivers = await testDrivers();
+  const missing = (['sqlite', 'postgres'] as const).filter((driver) => !drivers.includes(driver));
+  return (title, suite) => {
+    describe.each(drivers)(title, suite);
+    if (missing.length > 0) describe.skip.each(missing)(title, suite);
+  };
+}
+
+/**
+ * For a file that needs PostgreSQL itself: `describe` when it answers, else `describe.skip` after a loud
+ * warning naming what goes untested. Under CI=true a PostgreSQL that does not answer fails the file.
+ * Probe at collection time: `const describeOnPostgres = await postgresSuite('runtime/x.spec.ts', 'the x');`.
+ */
+export async function postgresSuite(file: string, untested: string): Promise<jest.Describe> {
+  if (await postgresAvailable()) return describe;
+  const where = `PostgreSQL at ${new URL(DATABASE_URL).host}`;
+  if (process.env.CI === 'true') throw new Error(`${file}: ${where} does not answer (CI=true: a missing service is a failure)`);
+  // Loud (DESIGN §11), and on stderr itself: Jest drops the console output of a file whose tests all skip.
+  process.stderr.write(`\n!!! ${file}: ${where} does not answer: ${untested} is SKIPPED.\n!!! Start it (or set DATABASE_URL); under CI=true this is a failure.\n`);
+  return describe.skip;
 }
 
 /** A fresh schema name: lowercase, unique per file and run. */

@@ -56,7 +56,7 @@ describe('loader errors through the module bootstrap, naming file, line and key'
       'plugins/hooks/audit.mjs': AUDIT_MJS,
     });
     const error = await bootError(p.configFile);
-    expect(error.message).toBe(`${p.configFile}:5 hooks.on_run_end[1].plugin: unknown plugin id (${p.pluginsFile} defines: audit)`);
+    expect(error.message).toBe(`${p.configFile}:5 hooks.on_run_end[1].plugin: unknown plugin id "audlt" (${p.pluginsFile} defines: audit)`);
   });
 
   it('a missing method: the agents.yaml line of `method`, with the methods the plugin has', async () => {
@@ -152,22 +152,36 @@ describe('module and export problems, through loadConfigHooks', () => {
     expect((await loadError(p)).issues).toHaveLength(1);
   });
 
-  it('an import that throws, a non-class export, a constructor that throws: the error type only, never its message', async () => {
+  it('an import that throws (its type and first line only), a non-class export, a constructor that throws (its type only)', async () => {
     const p = project({
       'config/agents.yaml':
         'system: s\nhooks:\n  on_run_end:\n    - { plugin: broken, method: m }\n    - { plugin: notclass, method: m }\n    - { plugin: arrow, method: m }\n    - { plugin: throws, method: m }\n',
       'plugins/plugins.toml':
         '[hooks.plugins]\nbroken = "plugins/hooks/broken:B"\nnotclass = "plugins/hooks/things:value"\narrow = "plugins/hooks/things:arrow"\nthrows = "plugins/hooks/things:Throws"\n',
-      'plugins/hooks/broken.mjs': 'throw new SyntaxError("DISTINCTIVE at import");\n',
+      'plugins/hooks/broken.mjs': 'throw new SyntaxError("Unexpected token at import\\nDISTINCTIVE on a later line");\n',
       'plugins/hooks/things.mjs':
         'export const value = { m() {} };\nexport const arrow = () => ({ m() {} });\nexport class Throws {\n  constructor() { throw new RangeError("DISTINCTIVE in constructor"); }\n  m() {}\n}\n',
     });
     const error = await loadError(p);
     expect(error.issues.map(({ line, path, message }) => `${line} ${path}: ${message}`)).toEqual([
-      '2 hooks.plugins.broken: importing the module failed (SyntaxError)',
+      '2 hooks.plugins.broken: importing the module failed (SyntaxError: Unexpected token at import)',
       '3 hooks.plugins.notclass: the export is not a class (a plugin is a class constructed with no arguments)',
       '4 hooks.plugins.arrow: the export is not a class (a plugin is a class constructed with no arguments)',
       '5 hooks.plugins.throws: constructing the plugin with no arguments failed (RangeError)',
+    ]);
+  });
+
+  it('a plugin whose dependency is not installed names the missing module (native .mjs and jiti .ts)', async () => {
+    const p = project({
+      'config/agents.yaml': 'system: s\nhooks:\n  on_run_end:\n    - { plugin: native, method: m }\n    - { plugin: typed, method: m }\n',
+      'plugins/plugins.toml': '[hooks.plugins]\nnative = "plugins/hooks/native:N"\ntyped = "plugins/hooks/typed:T"\n',
+      'plugins/hooks/native.mjs': 'import "@nest-agent-hooks-test/not-installed";\nexport class N { m() {} }\n',
+      'plugins/hooks/typed.ts': 'import { x } from "@nest-agent-hooks-test/also-missing";\nexport class T { m(): unknown { return x; } }\n',
+    });
+    const error = await loadError(p);
+    expect(error.issues.map(({ line, path, message }) => `${line} ${path}: ${message}`)).toEqual([
+      "2 hooks.plugins.native: importing the module failed (cannot find module '@nest-agent-hooks-test/not-installed')",
+      "3 hooks.plugins.typed: importing the module failed (cannot find module '@nest-agent-hooks-test/also-missing')",
     ]);
   });
 

@@ -9,7 +9,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
   AgentHooksModule,
-  hasBrand,
   HookDispatcher,
   HookFailedError,
   HookInvocation,
@@ -24,6 +23,7 @@ import {
   type HookErrorEvent,
   type HookOutcomeRecord,
 } from '../../../src/index.js';
+import { hasBrand } from '../../../src/hooks/context-brand.js';
 import { ensureBuilt, pluginProject, type PluginProject } from './plugin-project.js';
 
 const CONFIG = `system: plugin-test

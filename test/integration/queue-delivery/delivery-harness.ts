@@ -14,9 +14,10 @@ import { HookRegistry } from '../../../src/hooks/hook-registry.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from '../../../src/persistence/step-commit.store.js';
 import { TimelineSink } from '../../../src/persistence/timeline-sink.js';
-import { QUEUED_DELIVERY_OPTIONS, type QueuedDeliveryOptions } from '../../../src/queue/delivery/delivery-settings.js';
+import { QUEUED_DELIVERY_OPTIONS, resolveDeliverySettings, type QueuedDeliveryOptions } from '../../../src/queue/delivery/delivery-settings.js';
 import { DELIVERY_WORKER_PROVIDERS, QUEUED_DELIVERY_PROVIDERS } from '../../../src/queue/delivery/queued-delivery.providers.js';
 import { WebhookDeliveryWorkerHost } from '../../../src/queue/delivery/webhook-delivery-worker.host.js';
+import { redisConnection } from '../../../src/queue/queue-connection.js';
 import { WebhookCallerHookValidator } from '../../../src/webhooks/webhook-config.schema.js';
 import { WebhookDeliveryService } from '../../../src/webhooks/webhook-delivery.service.js';
 
@@ -29,6 +30,8 @@ export interface DeliveryHarness {
   readonly workers: WebhookDeliveryWorkerHost;
   /** Records the outcome sink received (empty when the real timeline is used). */
   readonly records: HookOutcomeRecord[];
+  /** Resolves once no delivery job is left that is not over (waiting, delayed for a retry, running): no attempt can follow. */
+  settled(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -75,8 +78,23 @@ export async function bootDelivery(options: HarnessOptions): Promise<DeliveryHar
     registry: moduleRef.get(HookRegistry),
     workers: moduleRef.get(WebhookDeliveryWorkerHost),
     records,
+    settled: (timeoutMs) => deliveriesSettled(resolveDeliverySettings(moduleOptions, options.tuning), timeoutMs),
     close: () => moduleRef.close(),
   };
+}
+
+async function deliveriesSettled(settings: ReturnType<typeof resolveDeliverySettings>, timeoutMs = 15_000): Promise<void> {
+  const { Queue } = await import('bullmq');
+  const queue = new Queue(settings.queueName, { connection: redisConnection(settings.redisUrl), prefix: settings.prefix });
+  try {
+    let counts: Record<string, number> = {};
+    await waitFor(async () => {
+      counts = await queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children');
+      return Object.values(counts).every((count) => count === 0);
+    }, `the delivery jobs to settle (${JSON.stringify(counts)})`, timeoutMs);
+  } finally {
+    await queue.close();
+  }
 }
 
 export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
@@ -86,5 +104,3 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, what:
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -10,7 +10,7 @@ import { CriticalHookDeliveryError } from '../../../src/hooks/hook-errors.js';
 import type { AgentHook } from '../../../src/hooks/agent-hook.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { startReceiver, type LoopbackReceiver, type RecordedRequest } from '../../unit/webhooks/loopback-receiver.js';
-import { bootDelivery, SIGNING_SECRET, sleep, waitFor, type DeliveryHarness, type HarnessOptions } from './delivery-harness.js';
+import { bootDelivery, SIGNING_SECRET, waitFor, type DeliveryHarness, type HarnessOptions } from './delivery-harness.js';
 import { deleteKeys, dumpKeys, freePort, SHARED_REDIS_URL, startPrivateRedis, uniquePrefix } from './redis-fixtures.js';
 
 const event = { id: 'e', type: 'onComplete', operationId: 'op-1', agentId: 'a', stepIndex: 0, timestamp: '', reason: 'done' } as const;
@@ -125,7 +125,7 @@ describe('queued delivery retries', () => {
       }
       res.writeHead(attempt < 3 ? (attempt === 1 ? 500 : 503) : 200).end();
     });
-    const { registry, dispatcher, records } = await boot();
+    const { registry, dispatcher, records, settled } = await boot();
     registry.register('op-1', [hook('q', '/flaky')]);
     await dispatcher.dispatch('onComplete', event);
 
@@ -136,7 +136,7 @@ describe('queued delivery retries', () => {
     expect(String(attempts[0]!.headers['webhook-id'])).toMatch(/^msg_/);
     expect(attempts.every(verifies)).toBe(true);
     expect(effects).toBe(1);
-    await sleep(300);
+    await settled(); // the job is over: no attempt can follow
     expect(requestsTo('/flaky')).toHaveLength(3); // success ends the retries
     expect(records.filter((r) => r.outcome === 'error')).toEqual([]);
   });
@@ -164,12 +164,12 @@ describe('queued delivery retries', () => {
   it('410 Gone ends the retries for that hook and records the final failure', async () => {
     timed('/gone', (_req, res) => res.writeHead(410).end());
     timed('/ok', (_req, res) => res.writeHead(200).end());
-    const { registry, dispatcher, records } = await boot();
+    const { registry, dispatcher, records, settled } = await boot();
     registry.register('op-1', [hook('gone', '/gone'), hook('sibling', '/ok')]);
     await dispatcher.dispatch('onComplete', event);
 
     await waitFor(() => records.some((r) => r.hookId === 'gone' && r.outcome === 'error'), 'the final failure');
-    await sleep(500); // several backoff periods: no further attempt may come
+    await settled(); // both jobs are over: no further attempt can come
     expect(requestsTo('/gone')).toHaveLength(1);
     expect(requestsTo('/ok')).toHaveLength(1);
     expect(records.filter((r) => r.outcome === 'error')).toEqual([
@@ -181,7 +181,7 @@ describe('queued delivery retries', () => {
     const secret = 'resolved-failing-secret-2e8d';
     process.env.QUEUE_HOOK_TOKEN = secret;
     timed('/down', (_req, res) => res.writeHead(503).end());
-    const { registry, dispatcher, moduleRef } = await boot({ timeline: true, tuning: { attempts: 3 } });
+    const { registry, dispatcher, moduleRef, settled } = await boot({ timeline: true, tuning: { attempts: 3 } });
     const headers = { headers: { 'x-token': '${QUEUE_HOOK_TOKEN}' }, allowedEnvVars: ['QUEUE_HOOK_TOKEN'] };
     registry.register('op-1', [hook('q', '/down', { body: { marker: 'payload-marker-51c2' }, ...headers })]);
     await dispatcher.dispatch('onComplete', event);
@@ -198,7 +198,7 @@ describe('queued delivery retries', () => {
       expect.objectContaining({ operationId: 'op-1', point: 'onComplete', hookId: 'q', source: 'caller', outcome: 'error', errorCode: 'http_error' }),
     ]);
     expect(JSON.stringify(rows)).not.toContain('payload-marker-51c2');
-    await sleep(300);
+    await settled(); // the job failed for good: no attempt can follow
     expect(requestsTo('/down')).toHaveLength(3); // bounded: attempts used up
     expect(requestsTo('/down').every((r) => r.headers['x-token'] === secret)).toBe(true);
     // The failed job kept for inspection (data, failedReason, stack trace) holds no resolved secret either.

@@ -4,6 +4,9 @@
  */
 import { Redis } from 'ioredis';
 import type { AgentHooksQueueOptions } from '../../../src/agent-hooks.options.js';
+import { redisConnection } from '../../../src/queue/queue-connection.js';
+import { STEP_QUEUE_NAME } from '../../../src/queue/queue-settings.js';
+import { DATABASE_URL, postgresAvailable } from '../persistence/test-databases.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -42,5 +45,44 @@ export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
     return false;
   } finally {
     redis.disconnect();
+  }
+}
+
+/**
+ * For a queue-mode file, which needs PostgreSQL and Redis: `describe` when both answer, else `describe.skip`
+ * after a loud warning naming the service that does not and what goes untested, so the skip shows in Jest's
+ * summary (DESIGN §11). Under CI=true a missing service fails the file. Probe at collection time, with a
+ * top-level await: `const describeWithServices = await queueSuite('queue/x.spec.ts', 'queue mode');`.
+ */
+export async function queueSuite(file: string, untested: string): Promise<jest.Describe> {
+  const missing = [
+    ...((await postgresAvailable()) ? [] : [`PostgreSQL at ${new URL(DATABASE_URL).host}`]),
+    ...((await redisAvailable()) ? [] : [`Redis at ${new URL(REDIS_URL).host}`]),
+  ];
+  if (missing.length === 0) return describe;
+  const which = `${missing.join(' and ')} ${missing.length > 1 ? 'do' : 'does'} not answer`;
+  if (process.env.CI === 'true') throw new Error(`${file}: ${which} (CI=true: a missing service is a failure)`);
+  // Loud (DESIGN §11), and on stderr itself: Jest drops the console output of a file whose tests all skip.
+  process.stderr.write(`\n!!! ${file}: ${which}: ${untested} is SKIPPED.\n!!! Start it (or set DATABASE_URL / REDIS_URL); under CI=true this is a failure.\n`);
+  return describe.skip;
+}
+
+/**
+ * Waits until the step queue under `prefix` holds no job that is not over (waiting, delayed, running, …):
+ * from then on no step of any operation runs until something schedules one again.
+ */
+export async function untilStepQueueIdle(prefix: string, url = REDIS_URL, timeoutMs = 20_000): Promise<void> {
+  const { Queue } = await import('bullmq');
+  const queue = new Queue(STEP_QUEUE_NAME, { connection: redisConnection(url), prefix });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const counts = await queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children');
+      if (Object.values(counts).every((count) => count === 0)) return;
+      if (Date.now() > deadline) throw new Error(`the step queue ${prefix} still has jobs after ${timeoutMs} ms: ${JSON.stringify(counts)}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  } finally {
+    await queue.close();
   }
 }

@@ -147,7 +147,7 @@ describe('runtime.cancel(operationId)', () => {
       hooks: [
         // onError 'continue' (the default): cancellation must still never grant permission.
         { id: 'slow-gate', type: 'beforeToolCall', webhook: { url: `${base}/gate`, responseHandling: 'toolCall', timeout: 60 } },
-        { id: 'watch-after', type: 'afterToolCall', handler: (event) => void observedAfter.push(event as AfterToolCallEvent) },
+        { id: 'watch-after', type: 'afterToolCall', handler: (event) => void observedAfter.push(event) },
       ],
     });
     const request = await within(arrived.promise, 'the control request to arrive');

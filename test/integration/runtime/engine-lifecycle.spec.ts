@@ -28,7 +28,7 @@ beforeEach(() => {
 
 describe('E2 engine lifecycle', () => {
   it('on_engine_start runs once at bootstrap, on_engine_stop once at shutdown (its error never propagates)', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers: [LifecycleHooks] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers: [LifecycleHooks] }).compile();
     await moduleRef.init();
     expect(seen).toEqual(['start nest-agent-hooks']);
     await expect(moduleRef.close()).resolves.toBeUndefined();
@@ -37,7 +37,7 @@ describe('E2 engine lifecycle', () => {
 
   it('E6: an on_engine_start failure under fail stops the start with HookFailedError naming the hook', async () => {
     failStart = true;
-    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers: [LifecycleHooks] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers: [LifecycleHooks] }).compile();
     const error = await moduleRef.init().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HookFailedError);
     expect((error as HookFailedError).message).toContain('LifecycleHooks.start');

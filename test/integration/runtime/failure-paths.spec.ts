@@ -145,7 +145,7 @@ describe('an OpenAI-compatible model behind the local Chat Completions server', 
     server.handle((_call, res) => sendJson(res, 500, { error: { message: 'upstream exploded' } }));
     const onError: OnErrorEvent[] = [];
     const error = await rejectionOf(
-      app.runtime.run('hello', { agentId: 'remote', hooks: [{ id: 'err', type: 'onError', handler: (event) => void onError.push(event as OnErrorEvent) }] }),
+      app.runtime.run('hello', { agentId: 'remote', hooks: [{ id: 'err', type: 'onError', handler: (event) => void onError.push(event) }] }),
     );
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ code: 'http_error', status: 500 });

@@ -1,13 +1,13 @@
 /**
  * The plain run of the trace test on PostgreSQL (DESIGN §5, §11): the same hook order, the same messages
  * published, the operation and its caller hooks round-tripped, in a schema of this file's own (dropped in
- * afterAll). An unreachable PostgreSQL fails under CI=true; elsewhere the tests warn loudly and return early.
+ * afterAll). An unreachable PostgreSQL fails under CI=true; elsewhere the test is skipped with a loud warning.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DATABASE_URL, postgresDatabaseOption, testDrivers, uniqueSchemaName } from '../persistence/test-databases.js';
+import { DATABASE_URL, postgresDatabaseOption, postgresSuite, uniqueSchemaName } from '../persistence/test-databases.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { bootRuntime, guardUnhandledRejections, pointsOf, within, type RuntimeApp } from './runtime-test-kit.js';
 
@@ -34,22 +34,17 @@ class Clock {
 
 guardUnhandledRejections();
 
+// Probed at collection time: without PostgreSQL the test shows as skipped (a failure under CI=true).
+const describeOnPostgres = await postgresSuite('runtime/postgres-run.spec.ts', 'the PostgreSQL run');
+
 const schema = uniqueSchemaName();
-let available = false;
 let app: RuntimeApp | undefined;
 let receiver: Server | undefined;
 let base = '';
 const notified: string[] = [];
 
+// Top-level hooks run only when the describe below is not skipped.
 beforeAll(async () => {
-  // testDrivers() keeps PostgreSQL under CI=true even when it does not answer (the boot below then fails),
-  // and warns loudly when it leaves it out elsewhere.
-  available = (await testDrivers()).includes('postgres');
-  if (!available) {
-    // eslint-disable-next-line no-console -- a skipped database must be loud (DESIGN §11)
-    console.warn('!!! runtime/postgres-run.spec.ts: PostgreSQL does not answer; the PostgreSQL run is NOT tested.');
-    return;
-  }
   receiver = createServer((req, res) => {
     notified.push(req.headers.authorization ?? '');
     req.resume();
@@ -65,7 +60,6 @@ afterAll(async () => {
   await app?.close();
   delete process.env.PG_HOOK_TOKEN;
   if (receiver) await new Promise<void>((resolve) => receiver!.close(() => resolve()));
-  if (!available) return;
   const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
   await admin.initialize();
   try {
@@ -75,9 +69,9 @@ afterAll(async () => {
   }
 }, 30_000);
 
-describe('a plain run on PostgreSQL', () => {
+describeOnPostgres('a plain run on PostgreSQL', () => {
   it('same order, same published messages, operation and caller hooks round-tripped', async () => {
-    if (!app) return; // warned by testDrivers(); under CI=true beforeAll has already failed
+    if (!app) throw new Error('the app did not boot');
     const { operationId, done } = await app.runtime.execAgent({
       agentId: 'assistant',
       prompt: 'What time is it?',

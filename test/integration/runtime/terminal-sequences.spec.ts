@@ -113,8 +113,8 @@ class TerminalTools {
 /** Caller handlers for the agent-family terminal points: their payloads, in order. */
 function terminalHandlers(log: Array<OnErrorEvent | OnCompleteEvent>): AgentHook[] {
   return [
-    { id: 'on-error', type: 'onError', handler: (event) => void log.push(event as OnErrorEvent) },
-    { id: 'on-complete', type: 'onComplete', handler: (event) => void log.push(event as OnCompleteEvent) },
+    { id: 'on-error', type: 'onError', handler: (event) => void log.push(event) },
+    { id: 'on-complete', type: 'onComplete', handler: (event) => void log.push(event) },
   ];
 }
 

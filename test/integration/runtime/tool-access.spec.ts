@@ -6,7 +6,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { OnHook, type BeforeToolCallEvent, type HookInvocation, McpRequestContext, type OnToolCallErrorEvent, type ToolCallContext } from '../../../src/index.js';
+import { OnHook, type HookInvocation, McpRequestContext, type OnToolCallErrorEvent, type ToolCallContext } from '../../../src/index.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import type { StoredMessage } from '../../../src/runtime/runtime-store.port.js';
 import { completion, sendJson, startChatCompletionsServer, type ChatCompletionsServer, type RecordedCall } from '../models/chat-completions-server.js';
@@ -167,7 +167,7 @@ describe('G1 tool access', () => {
     let mocks = 0;
     const result = await app.runtime.run('delete /etc', {
       agentId: 'reader',
-      hooks: [{ id: 'mocker', type: 'beforeToolCall', handler: (event) => void (mocks++, (event as BeforeToolCallEvent).mock({ content: 'mocked', success: true })) }],
+      hooks: [{ id: 'mocker', type: 'beforeToolCall', handler: (event) => void (mocks++, event.mock({ content: 'mocked', success: true })) }],
     });
     expect(result.reason).toBe('done');
     expect(executions.delete).toBe(0);

@@ -39,7 +39,7 @@ function configFile(name: string, text: string): string {
 
 /** Compiles and initialises a host app; closes it when init succeeded. */
 async function init(options: AgentHooksModuleOptions): Promise<void> {
-  const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ database: 'sqlite::memory:', ...options })], providers: [Clock] }).compile();
+  const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ database: 'sqlite::memory:', configFile: false, ...options })], providers: [Clock] }).compile();
   moduleRef.useLogger(logger);
   try {
     await moduleRef.init();

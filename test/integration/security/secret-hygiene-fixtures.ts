@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AuthContext, HookInvocation, OnHook, RunContext, type AgentDirectory, type AgentHook, type ChatModel, type ChatRequest, type ChatResponse, type HookPoint, type ResolvedAgent } from '../../../src/index.js';
+import { AuthContext, HookInvocation, OnHook, RunContext, type AgentHook, type HookPoint } from '../../../src/index.js';
+import type { AgentDirectory, ResolvedAgent } from '../../../src/runtime/agent-directory.port.js';
+import type { ChatModel, ChatRequest, ChatResponse } from '../../../src/runtime/models/chat-model.js';
 import type { ConfigAgentDirectory } from '../../../src/config/config-agent-directory.js';
 import { errorType } from '../../../src/hooks/hook-errors.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';

@@ -5,7 +5,8 @@
  * signing secret, the prompt, the tool arguments, the tool result and an error message.
  */
 import { inspect } from 'node:util';
-import { hasBrand, ToolCallContext, ToolRequestContext } from '../../../src/index.js';
+import { ToolCallContext, ToolRequestContext } from '../../../src/index.js';
+import { hasBrand } from '../../../src/hooks/context-brand.js';
 import { rowsContaining } from './database-dump.js';
 import { CONVERSATION, MARKERS, ProviderRejectedError, SECRETS } from './secret-hygiene-fixtures.js';
 import { runScenario, type ScenarioResult } from './secret-hygiene-scenario.js';

@@ -133,6 +133,7 @@ async function boot(extra: { signingSecret?: string } = {}): Promise<void> {
     imports: [
       HostQueueModule,
       AgentHooksModule.forRoot({
+        configFile: false,
         webhooks: { allowNetworks: ['127.0.0.0/8'], ...(extra.signingSecret ? { signingSecret: extra.signingSecret } : {}) },
       }),
     ],
@@ -248,8 +249,12 @@ describe.each(['beforeToolCall', 'afterToolCall'] as const)('W11/W12 over HTTP a
 
     it('W12: cancellation never grants permission, whatever onError says', async () => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 50);
-      const verdict = await verdictFor(point, [control(point, '/slow', onError, { timeout: 10 })], controller.signal);
+      const before = received.length;
+      const verdicting = verdictFor(point, [control(point, '/slow', onError, { timeout: 10 })], controller.signal);
+      // Abort while the control is in flight: once the receiver has the request (it answers after 5 s).
+      while (!received.slice(before).some((r) => r.path === '/slow')) await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort();
+      const verdict = await verdicting;
       expect(verdict).toMatchObject({ outcome: 'control_error', errorCode: 'cancelled', reason: 'hook_control_error' });
     });
   });
@@ -380,7 +385,7 @@ describe('D2/D3 queue delivery and fallback', () => {
 
 describe('SSRF guard on hook webhooks', () => {
   it('a module without an allow-list refuses the loopback receiver before connecting', async () => {
-    const plain = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})] }).compile();
+    const plain = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })] }).compile();
     await plain.init();
     try {
       const before = received.length;

@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { type AfterToolCallEvent, type HookDecision } from '../../../src/index.js';
+import { type HookDecision } from '../../../src/index.js';
 import { afterEvent, beforeEvent, boot, captureLogs, deferred, RecordingDelivery, stepEvent, type Booted } from './agent-test-kit.js';
 
 let booted: Booted;
@@ -128,7 +128,7 @@ describe('A1 per-operation dispatch: concurrent operations do not block each oth
             return { decision: 'deny', reason: `reason for ${op}` };
           },
         },
-        { id: `observe-${op}`, type: 'afterToolCall', handler: (e) => void seen.set(op, [...(seen.get(op) ?? []), (e as AfterToolCallEvent).result.content]) },
+        { id: `observe-${op}`, type: 'afterToolCall', handler: (e) => void seen.set(op, [...(seen.get(op) ?? []), e.result.content]) },
       ]);
     }
 

@@ -151,7 +151,7 @@ describe('A1 registration order and source order (app → caller → environment
       envHook({ id: 'env-mock', point: 'beforeToolCall', handler: (e: BeforeToolCallEvent) => void e.mock({ content: 'env', success: true }) }),
     ];
     booted.registry.register('op-1', [
-      { id: 'caller-mock', type: 'beforeToolCall', handler: (e) => void (e as BeforeToolCallEvent).mock({ content: 'caller', success: true }) },
+      { id: 'caller-mock', type: 'beforeToolCall', handler: (e) => void e.mock({ content: 'caller', success: true }) },
     ]);
 
     const gate = await booted.dispatcher.gateToolCall(beforeEvent({ operationId: 'op-1' }));

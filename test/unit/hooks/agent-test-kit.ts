@@ -8,26 +8,28 @@ import { Logger, type DynamicModule, type Provider, type Type } from '@nestjs/co
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
   AgentHooksModule,
-  ENVIRONMENT_HOOK_SOURCE,
-  HOOK_OUTCOME_SINK,
   HookDispatcher,
   HookRegistry,
-  WEBHOOK_DELIVERY,
-  CALLER_HOOK_VALIDATOR,
-  compileMatcher,
   type AfterStepEvent,
   type AfterToolCallEvent,
   type AgentHookWebhook,
   type BeforeToolCallObservationEvent,
-  type EnvironmentHookSource,
   type HookOutcomeRecord,
-  type HookOutcomeSink,
   type HookPoint,
-  type RegisteredHook,
   type ToolResult,
+} from '../../../src/index.js';
+import {
+  CALLER_HOOK_VALIDATOR,
+  ENVIRONMENT_HOOK_SOURCE,
+  HOOK_OUTCOME_SINK,
+  WEBHOOK_DELIVERY,
+  type EnvironmentHookSource,
+  type HookOutcomeSink,
   type WebhookDeliveryPort,
   type WebhookRequest,
-} from '../../../src/index.js';
+} from '../../../src/hooks/hook-ports.js';
+import { compileMatcher } from '../../../src/hooks/matcher.js';
+import type { RegisteredHook } from '../../../src/hooks/registered-hook.js';
 
 let eventSeq = 0;
 
@@ -188,7 +190,7 @@ export interface Booted {
 }
 
 /**
- * A real Nest testing module with `AgentHooksModule.forRoot({})` and the given ports, isolating the hooks
+ * A real Nest testing module with `AgentHooksModule.forRoot({ configFile: false })` and the given ports, isolating the hooks
  * core from the webhooks room: the module's own delivery, environment source and caller-hook validator are
  * overridden (with the test's port, or with none), the way a host app overrides providers in its tests.
  *
@@ -200,7 +202,7 @@ export async function boot(options: BootOptions = {}): Promise<Booted> {
   class TestPortsModule {}
   const portsModule: DynamicModule = { module: TestPortsModule, global: true, providers: ports, exports: ports.map((p) => p.provide) };
   const moduleRef = await Test.createTestingModule({
-    imports: [portsModule, AgentHooksModule.forRoot({}), ...(options.imports ?? [])],
+    imports: [portsModule, AgentHooksModule.forRoot({ configFile: false }), ...(options.imports ?? [])],
     providers: [...(options.providers ?? [])],
   })
     .overrideProvider(WEBHOOK_DELIVERY)

@@ -6,9 +6,7 @@ import { inspect } from 'node:util';
 import { stampBrands } from '../../../src/hooks/context-brand.js';
 import {
   AuthContext,
-  CONTEXT_BRAND,
   EngineContext,
-  hasBrand,
   HookInvocation,
   McpRequestContext,
   McpResponseContext,
@@ -18,6 +16,7 @@ import {
   ToolRequestContext,
   ToolResultContext,
 } from '../../../src/index.js';
+import { CONTEXT_BRAND, hasBrand } from '../../../src/hooks/context-brand.js';
 
 const TOKEN = 'tok-8f3a1c9e-SECRET-inbound';
 

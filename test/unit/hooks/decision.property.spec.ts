@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { readDecision } from '../../../src/index.js';
+import { readDecision } from '../../../src/hooks/decision.js';
 
 const isAllowBody = (value: unknown): boolean =>
   value !== null && typeof value === 'object' && !Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, 'decision') && (value as { decision: unknown }).decision === 'allow';

@@ -32,7 +32,7 @@ const opened: TestingModule[] = [];
 
 async function boot(...providers: Type[]): Promise<{ moduleRef: TestingModule; dispatcher: HookDispatcher }> {
   // The engine lifecycle would fire on_engine_start at bootstrap; these tests dispatch every point themselves.
-  const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers })
+  const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers })
     .overrideProvider(EngineLifecycle)
     .useValue({})
     .compile();
@@ -658,7 +658,7 @@ describe('E6: failure_policy', () => {
       }
     }
     const previous = (Logger as unknown as { staticInstanceRef?: unknown }).staticInstanceRef;
-    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers: [Audit] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers: [Audit] }).compile();
     opened.push(moduleRef);
     try {
       moduleRef.useLogger(custom);

@@ -12,7 +12,6 @@ import {
   HookConfigurationError,
   HookDispatcher,
   HookInvocation,
-  HookReadinessWatcher,
   HookRegistry,
   OnHook,
   ON_HOOK_METADATA,
@@ -22,11 +21,12 @@ import {
   type HookPoint,
   type OnHookMetadata,
 } from '../../../src/index.js';
+import { HookReadinessWatcher } from '../../../src/hooks/hook-readiness.watcher.js';
 
 const opened: Array<{ close(): Promise<unknown> }> = [];
 
 async function compile(...providers: Type[]): Promise<TestingModule> {
-  const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers }).compile();
+  const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers }).compile();
   opened.push(moduleRef);
   return moduleRef;
 }
@@ -149,7 +149,7 @@ describe('discovery: decorators', () => {
         calls.push(event.stepIndex);
       }
     }
-    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], controllers: [HookedController] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], controllers: [HookedController] }).compile();
     opened.push(moduleRef);
     await moduleRef.init();
     await moduleRef.get(HookDispatcher).dispatch('afterStep', step(7));
@@ -168,7 +168,7 @@ describe('discovery: decorators', () => {
     }
     @Module({ providers: [FeatureHooks] })
     class FeatureModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({}), FeatureModule] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false }), FeatureModule] }).compile();
     opened.push(moduleRef);
     await moduleRef.init();
     await moduleRef.get(HookDispatcher).dispatch('on_run_end', { runId: 'r' } as never);
@@ -185,7 +185,7 @@ describe('discovery: decorators', () => {
       }
     }
     const moduleRef = await Test.createTestingModule({
-      imports: [AgentHooksModule.forRoot({})],
+      imports: [AgentHooksModule.forRoot({ configFile: false })],
       providers: [Aliased, { provide: 'ALIAS_ONE', useExisting: Aliased }, { provide: 'ALIAS_TWO', useExisting: Aliased }],
     }).compile();
     opened.push(moduleRef);
@@ -211,7 +211,7 @@ describe('discovery: decorators', () => {
       }
     }
     const moduleRef = await Test.createTestingModule({
-      imports: [AgentHooksModule.forRoot({})],
+      imports: [AgentHooksModule.forRoot({ configFile: false })],
       providers: [
         { provide: 'BY_FACTORY', useFactory: () => new FactoryMade() },
         { provide: 'BY_VALUE', useValue: new ValueMade() },
@@ -342,7 +342,7 @@ describe('discovery: request-scoped providers', () => {
         ids.push(this.instanceId);
       }
     }
-    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], controllers: [ScopedController] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], controllers: [ScopedController] }).compile();
     opened.push(moduleRef);
     await moduleRef.init();
     await moduleRef.get(HookDispatcher).dispatch('afterStep', step(1));
@@ -469,7 +469,7 @@ describe('discovery: bad @OnHook usage is rejected at bootstrap, naming class an
       done() {}
     }
     const moduleRef = await Test.createTestingModule({
-      imports: [AgentHooksModule.forRoot({})],
+      imports: [AgentHooksModule.forRoot({ configFile: false })],
       providers: [{ provide: 'MADE', useFactory: () => new MadeByFactory() }],
     }).compile();
     opened.push(moduleRef);
@@ -536,8 +536,9 @@ describe('discovery: readiness', () => {
     }
     const moduleRef = await compile(Hooked);
     const watcher = moduleRef.get(HookReadinessWatcher);
+    // A settled promise runs its callbacks before the next macrotask: setImmediate marks "still pending".
     const state = () =>
-      Promise.race([watcher.waitUntilReady().then(() => 'ready'), new Promise<string>((resolve) => setTimeout(() => resolve('pending'), 20))]);
+      Promise.race([watcher.waitUntilReady().then(() => 'ready'), new Promise<string>((resolve) => setImmediate(() => resolve('pending')))]);
     expect(await state()).toBe('pending');
     await moduleRef.init();
     expect(await state()).toBe('ready');

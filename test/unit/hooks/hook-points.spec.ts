@@ -6,12 +6,11 @@ import {
   AGENT_HOOK_POINTS,
   ENGINE_HOOK_POINTS,
   HOOK_POINT_NAMES,
-  HOOK_POINTS,
   hookEventName,
-  hookPointSpec,
   isHookPoint,
   type HookPoint,
 } from '../../../src/index.js';
+import { HOOK_POINTS, hookPointSpec } from '../../../src/hooks/hook-points.js';
 
 const AGENT_POINTS = [
   'beforeStep',

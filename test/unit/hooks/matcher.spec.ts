@@ -5,7 +5,8 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
-import { compileMatcher, HookConfigurationError, OnHook, type AgentHook, type OnToolCallErrorEvent } from '../../../src/index.js';
+import { HookConfigurationError, OnHook, type AgentHook, type OnToolCallErrorEvent } from '../../../src/index.js';
+import { compileMatcher } from '../../../src/hooks/matcher.js';
 import { afterEvent, beforeEvent, boot, captureLogs, envHook, TestEnvironment, type Booted } from './agent-test-kit.js';
 
 let booted: Booted;

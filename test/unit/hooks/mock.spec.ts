@@ -22,7 +22,7 @@ function mockHook(id: string, result: unknown, calls: string[]): AgentHook {
     type: 'beforeToolCall',
     handler: (event) => {
       calls.push(id);
-      (event as BeforeToolCallEvent).mock(result as ToolResult);
+      event.mock(result as ToolResult);
     },
   };
 }
@@ -74,8 +74,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
       {
         id: 'twice',
         type: 'beforeToolCall',
-        handler: (event) => {
-          const e = event as BeforeToolCallEvent;
+        handler: (e) => {
           answers.push(e.mock({ content: 'one', success: true }));
           answers.push(e.mock({ content: 'two', success: false }));
         },
@@ -111,7 +110,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
         id: 'late',
         type: 'beforeToolCall',
         handler: (event) => {
-          kept = (event as BeforeToolCallEvent).mock;
+          kept = event.mock;
         },
       },
     ]);
@@ -133,7 +132,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
         id: 'keeps-callback',
         type: 'beforeToolCall',
         handler: (event) => {
-          kept = (event as BeforeToolCallEvent).mock;
+          kept = event.mock;
         },
       },
       {
@@ -141,7 +140,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
         type: 'beforeToolCall',
         handler: (event) => {
           lateAnswer = kept!({ content: 'from the previous handler', success: true });
-          (event as BeforeToolCallEvent).mock({ content: 'next wins', success: true });
+          event.mock({ content: 'next wins', success: true });
         },
       },
     ]);
@@ -159,7 +158,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
         type: 'beforeToolCall',
         handler: async (event) => {
           await new Promise((resolve) => setTimeout(resolve, 5));
-          (event as BeforeToolCallEvent).mock({ content: 'async', success: true });
+          event.mock({ content: 'async', success: true });
         },
       },
       observer('skipped', calls),
@@ -183,7 +182,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
       {
         id: 'invalid',
         type: 'beforeToolCall',
-        handler: (event) => void answers.push((event as BeforeToolCallEvent).mock(invalid as ToolResult)),
+        handler: (event) => void answers.push(event.mock(invalid as ToolResult)),
       },
       observer('observer', calls),
       mockHook('valid', { content: 'ok', success: true }, calls),
@@ -236,7 +235,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
         id: 'mock-then-throw',
         type: 'beforeToolCall',
         handler: (event) => {
-          (event as BeforeToolCallEvent).mock({ content: 'kept', success: true });
+          event.mock({ content: 'kept', success: true });
           throw new Error('after mock');
         },
       },
@@ -251,7 +250,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
 
   it('M1: handlers receive the tool context and a fresh mock() per dispatch; the caller’s event is not given a callback', async () => {
     const seen: BeforeToolCallEvent[] = [];
-    booted.registry.register('op-1', [{ id: 'spy', type: 'beforeToolCall', handler: (event) => void seen.push(event as BeforeToolCallEvent) }]);
+    booted.registry.register('op-1', [{ id: 'spy', type: 'beforeToolCall', handler: (event) => void seen.push(event) }]);
     const event = beforeEvent({ operationId: 'op-1', identifier: 'db', apiName: 'query', args: { sql: 'select 1' } });
 
     await booted.dispatcher.dispatchBeforeToolCall(event);

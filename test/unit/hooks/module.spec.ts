@@ -8,7 +8,6 @@ import { Inject, Injectable, Logger, Module, type Type } from '@nestjs/common';
 import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
-  AGENT_HOOKS_MODULE_OPTIONS,
   AgentHooksModule,
   HookDispatcher,
   HookRegistry,
@@ -20,6 +19,7 @@ import {
   type AgentHooksModuleOptions,
   type HookInvocation,
 } from '../../../src/index.js';
+import { AGENT_HOOKS_MODULE_OPTIONS } from '../../../src/agent-hooks.module-definition.js';
 
 const opened: TestingModule[] = [];
 
@@ -60,8 +60,8 @@ describe('two app instances in one process are isolated', () => {
         calls.push(`B:${e.stepIndex}`);
       }
     }
-    const a = await boot([AgentHooksModule.forRoot({})], [HooksA]);
-    const b = await boot([AgentHooksModule.forRoot({})], [HooksB]);
+    const a = await boot([AgentHooksModule.forRoot({ configFile: false })], [HooksA]);
+    const b = await boot([AgentHooksModule.forRoot({ configFile: false })], [HooksB]);
     expect(a.get(HookDispatcher)).not.toBe(b.get(HookDispatcher));
     expect(a.get(HookRegistry)).not.toBe(b.get(HookRegistry));
     expect(a.get(HookRegistry).appHooks('afterStep').map((h) => h.id)).toEqual(['HooksA.seen']);
@@ -82,8 +82,8 @@ describe('two app instances in one process are isolated', () => {
         this.seen.push(inv.payloadAs(ToolCallContext).latencyMs);
       }
     }
-    const a = await boot([AgentHooksModule.forRoot({})], [Shared]);
-    const b = await boot([AgentHooksModule.forRoot({})], [Shared]);
+    const a = await boot([AgentHooksModule.forRoot({ configFile: false })], [Shared]);
+    const b = await boot([AgentHooksModule.forRoot({ configFile: false })], [Shared]);
     expect(a.get(Shared)).not.toBe(b.get(Shared));
     await a.get(HookDispatcher).dispatch('after_tool_call', new ToolCallContext({ ...toolInit, status: 'ok', latencyMs: 11 }));
     await b.get(HookDispatcher).dispatch('after_tool_call', new ToolCallContext({ ...toolInit, status: 'ok', latencyMs: 22 }));
@@ -92,8 +92,8 @@ describe('two app instances in one process are isolated', () => {
   });
 
   it('A1/A4: caller hooks registered in one app are invisible in the other, even for the same operation id', async () => {
-    const a = await boot([AgentHooksModule.forRoot({})]);
-    const b = await boot([AgentHooksModule.forRoot({})]);
+    const a = await boot([AgentHooksModule.forRoot({ configFile: false })]);
+    const b = await boot([AgentHooksModule.forRoot({ configFile: false })]);
     const calls: string[] = [];
     a.get(HookRegistry).register('op-shared', [{ id: 'caller-a', type: 'afterStep', handler: (e) => void calls.push(`A:${e.stepIndex}`) }]);
 
@@ -124,9 +124,9 @@ describe('two app instances in one process are isolated', () => {
         calls.push(e.operationId);
       }
     }
-    const a = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers: [Hooks] }).compile();
+    const a = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers: [Hooks] }).compile();
     await a.init();
-    const b = await boot([AgentHooksModule.forRoot({})], [Hooks]);
+    const b = await boot([AgentHooksModule.forRoot({ configFile: false })], [Hooks]);
     await a.close();
     await b.get(HookDispatcher).dispatch('afterStep', step(1, 'op-b'));
     expect(calls).toEqual(['op-b']);
@@ -136,7 +136,7 @@ describe('two app instances in one process are isolated', () => {
 // ---------------------------------------------------------------------------------------------------------
 describe('forRoot / forRootAsync / isGlobal', () => {
   it('DESIGN §6: forRoot exposes its options under AGENT_HOOKS_MODULE_OPTIONS', async () => {
-    const options: AgentHooksModuleOptions = { database: 'sqlite::memory:', mode: 'local' };
+    const options: AgentHooksModuleOptions = { database: 'sqlite::memory:', mode: 'local', configFile: false };
     const moduleRef = await boot([AgentHooksModule.forRoot(options)]);
     expect(moduleRef.get(AGENT_HOOKS_MODULE_OPTIONS, { strict: false })).toMatchObject(options);
   });
@@ -145,7 +145,7 @@ describe('forRoot / forRootAsync / isGlobal', () => {
     const CONFIG = Symbol('CONFIG');
     @Module({ providers: [{ provide: CONFIG, useValue: { db: 'sqlite::memory:', mode: 'local' as const } }], exports: [CONFIG] })
     class ConfigModule {}
-    const factory = jest.fn((cfg: { db: string; mode: 'local' }) => ({ database: cfg.db, mode: cfg.mode }));
+    const factory = jest.fn((cfg: { db: string; mode: 'local' }) => ({ database: cfg.db, mode: cfg.mode, configFile: false }));
     const calls: number[] = [];
     @Injectable()
     class Hooks {
@@ -160,20 +160,20 @@ describe('forRoot / forRootAsync / isGlobal', () => {
     );
     expect(factory).toHaveBeenCalledTimes(1);
     expect(factory.mock.calls[0]![0]).toEqual({ db: 'sqlite::memory:', mode: 'local' });
-    expect(moduleRef.get(AGENT_HOOKS_MODULE_OPTIONS, { strict: false })).toEqual({ database: 'sqlite::memory:', mode: 'local' });
+    expect(moduleRef.get(AGENT_HOOKS_MODULE_OPTIONS, { strict: false })).toEqual({ database: 'sqlite::memory:', mode: 'local', configFile: false });
     await moduleRef.get(HookDispatcher).dispatch('afterStep', step(5));
     expect(calls).toEqual([5]);
   });
 
   it('DESIGN §6: forRootAsync with an async factory works', async () => {
     const moduleRef = await boot([
-      AgentHooksModule.forRootAsync({ useFactory: async () => ({ mode: 'queue' as const, redis: 'redis://127.0.0.1:6379', database: 'postgres://127.0.0.1/unused', queue: { worker: false } }) }),
+      AgentHooksModule.forRootAsync({ useFactory: async () => ({ mode: 'queue' as const, redis: 'redis://127.0.0.1:6379', database: 'postgres://127.0.0.1/unused', queue: { worker: false }, configFile: false as const }) }),
     ]);
-    expect(moduleRef.get(AGENT_HOOKS_MODULE_OPTIONS, { strict: false })).toEqual({ mode: 'queue', redis: 'redis://127.0.0.1:6379', database: 'postgres://127.0.0.1/unused', queue: { worker: false } });
+    expect(moduleRef.get(AGENT_HOOKS_MODULE_OPTIONS, { strict: false })).toEqual({ mode: 'queue', redis: 'redis://127.0.0.1:6379', database: 'postgres://127.0.0.1/unused', queue: { worker: false }, configFile: false });
   });
 
   it('issue 8: queue mode on the embedded SQLite default is refused with a clear error (workers must share the database)', async () => {
-    await expect(boot([AgentHooksModule.forRoot({ mode: 'queue' })])).rejects.toThrow(/mode 'queue' needs a shared database/);
+    await expect(boot([AgentHooksModule.forRoot({ mode: 'queue', configFile: false })])).rejects.toThrow(/mode 'queue' needs a shared database/);
   });
 
   it('DESIGN §6: isGlobal: true makes HookDispatcher injectable from a sibling module without importing', async () => {
@@ -183,7 +183,7 @@ describe('forRoot / forRootAsync / isGlobal', () => {
     }
     @Module({ providers: [Consumer], exports: [Consumer] })
     class SiblingModule {}
-    const moduleRef = await boot([AgentHooksModule.forRoot({ isGlobal: true }), SiblingModule]);
+    const moduleRef = await boot([AgentHooksModule.forRoot({ isGlobal: true, configFile: false }), SiblingModule]);
     expect(moduleRef.get(Consumer).dispatcher).toBe(moduleRef.get(HookDispatcher));
   });
 
@@ -194,7 +194,7 @@ describe('forRoot / forRootAsync / isGlobal', () => {
     }
     @Module({ providers: [Consumer] })
     class SiblingModule {}
-    const moduleRef = await boot([AgentHooksModule.forRootAsync({ isGlobal: true, useFactory: () => ({}) }), SiblingModule]);
+    const moduleRef = await boot([AgentHooksModule.forRootAsync({ isGlobal: true, useFactory: () => ({ configFile: false as const }) }), SiblingModule]);
     expect(moduleRef.get(Consumer, { strict: false }).registry).toBe(moduleRef.get(HookRegistry));
   });
 
@@ -205,7 +205,7 @@ describe('forRoot / forRootAsync / isGlobal', () => {
     }
     @Module({ providers: [Consumer] })
     class SiblingModule {}
-    await expect(Test.createTestingModule({ imports: [AgentHooksModule.forRoot({}), SiblingModule] }).compile()).rejects.toThrow(/HookDispatcher/);
+    await expect(Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false }), SiblingModule] }).compile()).rejects.toThrow(/HookDispatcher/);
   });
 });
 
@@ -224,7 +224,7 @@ describe('the @nestjs/event-emitter bridge (DESIGN §10)', () => {
         received.push(['afterStep', payload]);
       }
     }
-    const moduleRef = await boot([EventEmitterModule.forRoot(), AgentHooksModule.forRoot({})], [Listeners]);
+    const moduleRef = await boot([EventEmitterModule.forRoot(), AgentHooksModule.forRoot({ configFile: false })], [Listeners]);
     const dispatcher = moduleRef.get(HookDispatcher);
     const ctx = new ToolCallContext({ ...toolInit, status: 'ok', latencyMs: 3 });
     const event = step(9, 'op-ee');
@@ -254,7 +254,7 @@ describe('the @nestjs/event-emitter bridge (DESIGN §10)', () => {
         order.push('other');
       }
     }
-    const moduleRef = await boot([EventEmitterModule.forRoot(), AgentHooksModule.forRoot({})], [Both]);
+    const moduleRef = await boot([EventEmitterModule.forRoot(), AgentHooksModule.forRoot({ configFile: false })], [Both]);
     await moduleRef.get(HookDispatcher).dispatch('afterStep', step(1));
     expect(order.sort()).toEqual(['hook', 'listener']);
   });
@@ -269,7 +269,7 @@ describe('the @nestjs/event-emitter bridge (DESIGN §10)', () => {
         return new ToolResultContext({ ...toolInit, result: 'from a listener' });
       }
     }
-    const moduleRef = await boot([EventEmitterModule.forRoot(), AgentHooksModule.forRoot({})], [Listener]);
+    const moduleRef = await boot([EventEmitterModule.forRoot(), AgentHooksModule.forRoot({ configFile: false })], [Listener]);
     const input = new ToolResultContext({ ...toolInit, result: 'raw' });
     await expect(moduleRef.get(HookDispatcher).transform('transform_tool_result', input)).resolves.toBe(input);
     expect(received).toEqual([input]);
@@ -284,7 +284,7 @@ describe('the @nestjs/event-emitter bridge (DESIGN §10)', () => {
         received.push(payload);
       }
     }
-    const moduleRef = await boot([EventEmitterModule.forRoot({ wildcard: true }), AgentHooksModule.forRoot({})], [Wild]);
+    const moduleRef = await boot([EventEmitterModule.forRoot({ wildcard: true }), AgentHooksModule.forRoot({ configFile: false })], [Wild]);
     received.length = 0; // bootstrap already announced on_engine_start
     const run = new RunContext({ runId: 'r' });
     await moduleRef.get(HookDispatcher).transform('on_run_start', run);
@@ -302,7 +302,7 @@ describe('the @nestjs/event-emitter bridge (DESIGN §10)', () => {
         calls.push(e.stepIndex);
       }
     }
-    const moduleRef = await boot([AgentHooksModule.forRoot({})], [Hooks]);
+    const moduleRef = await boot([AgentHooksModule.forRoot({ configFile: false })], [Hooks]);
     await expect(moduleRef.get(HookDispatcher).dispatch('afterStep', step(4))).resolves.toBeUndefined();
     expect(calls).toEqual([4]);
   });

@@ -6,7 +6,7 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
-import { ofOutcome, OnHook, type BeforeToolCallEvent, type HookOutcomeRecord } from '../../../src/index.js';
+import { ofOutcome, OnHook, type HookOutcomeRecord } from '../../../src/index.js';
 import {
   afterEvent,
   beforeEvent,
@@ -87,7 +87,7 @@ describe('DESIGN §5/§7 timeline: one outcome record per hook invocation; S1: n
 
   it('§7 timeline outcome mocked: the handler whose mock was accepted (not the skipped ones)', async () => {
     booted.registry.register('op-1', [
-      { id: 'mocker', type: 'beforeToolCall', handler: (e) => void (e as BeforeToolCallEvent).mock({ content: 'x', success: true }) },
+      { id: 'mocker', type: 'beforeToolCall', handler: (e) => void e.mock({ content: 'x', success: true }) },
       { id: 'skipped', type: 'beforeToolCall', handler: () => undefined },
     ]);
 

@@ -13,7 +13,7 @@ class Observer {
 
 describe('smoke', () => {
   it('boots the module and dispatches to a decorator hook', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers: [Observer] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers: [Observer] }).compile();
     await moduleRef.init();
     const dispatcher = moduleRef.get(HookDispatcher);
     await dispatcher.dispatch('afterStep', { stepIndex: 3, operationId: 'op' } as AfterStepEvent);

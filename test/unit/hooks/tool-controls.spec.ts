@@ -7,16 +7,15 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import {
-  HOOK_CONTROL_ERROR,
   OnHook,
   type AfterToolCallEvent,
   type AgentHook,
-  type BeforeToolCallEvent,
   type DispatchOptions,
   type HookDecision,
   type ToolControlPoint,
   type ToolVerdict,
 } from '../../../src/index.js';
+import { HOOK_CONTROL_ERROR } from '../../../src/hooks/tool-verdict.js';
 import {
   afterEvent,
   beforeEvent,
@@ -273,7 +272,7 @@ describe('W13 updatedInput / additionalContext never change arguments or context
         id: 'records',
         type: 'beforeToolCall',
         onError: 'continue',
-        handler: (event) => void seenArgs.push((event as BeforeToolCallEvent).args),
+        handler: (event) => void seenArgs.push(event.args),
       },
     ]);
     const event = beforeEvent({ operationId: 'op-1', args: { path: '/etc/hosts' } });
@@ -291,7 +290,7 @@ describe('W13 updatedInput / additionalContext never change arguments or context
     const seen: unknown[] = [];
     booted.registry.register('op-1', [
       { id: 'ctl', type: 'afterToolCall', webhook: { url: 'https://hooks.example.com/c', responseHandling: 'toolCall', onError: 'block' } },
-      { id: 'after', type: 'afterToolCall', handler: (event) => void seen.push((event as AfterToolCallEvent).result) },
+      { id: 'after', type: 'afterToolCall', handler: (event) => void seen.push(event.result) },
     ]);
     const event = afterEvent({ operationId: 'op-1' });
 
@@ -341,7 +340,7 @@ describe('M1 + W8: a mocked call is still subject to the before-controls (policy
       type: 'beforeToolCall',
       handler: (event) => {
         calls?.push(id);
-        (event as BeforeToolCallEvent).mock({ content: 'mocked', success: true });
+        event.mock({ content: 'mocked', success: true });
       },
     };
   }
@@ -414,7 +413,7 @@ describe('M1 + W8: a mocked call is still subject to the before-controls (policy
         type: 'beforeToolCall',
         onError: 'block',
         handler: (event) => {
-          answer = (event as BeforeToolCallEvent).mock({ content: 'from a control', success: true });
+          answer = event.mock({ content: 'from a control', success: true });
           return { decision: 'allow' };
         },
       },
@@ -575,9 +574,9 @@ describe('W9 after an afterToolCall deny, later hooks observe the sanitized resu
     const before: unknown[] = [];
     const after: unknown[] = [];
     booted.registry.register('op-1', [
-      { id: 'early-observer', type: 'afterToolCall', handler: (e) => void before.push((e as AfterToolCallEvent).result) },
+      { id: 'early-observer', type: 'afterToolCall', handler: (e) => void before.push(e.result) },
       control('redactor', 'afterToolCall', () => ({ decision: 'deny', reason: 'contains a secret' }), { onError: 'block' }),
-      { id: 'late-observer', type: 'afterToolCall', handler: (e) => void after.push((e as AfterToolCallEvent).result) },
+      { id: 'late-observer', type: 'afterToolCall', handler: (e) => void after.push(e.result) },
       { id: 'late-notify', type: 'afterToolCall', webhook: { url: 'https://hooks.example.com/n' } },
     ]);
     environment.hooks = [envHook({ id: 'env-observer', point: 'afterToolCall', handler: (e: AfterToolCallEvent) => void after.push(e.result) })];
@@ -601,7 +600,7 @@ describe('W9 after an afterToolCall deny, later hooks observe the sanitized resu
     const after: unknown[] = [];
     booted.registry.register('op-1', [
       control('broken', 'afterToolCall', () => ({ decision: 'maybe' }), { onError: 'block' }),
-      { id: 'late-observer', type: 'afterToolCall', handler: (e) => void after.push((e as AfterToolCallEvent).result) },
+      { id: 'late-observer', type: 'afterToolCall', handler: (e) => void after.push(e.result) },
     ]);
 
     const verdict = await booted.dispatcher.gateToolResult(afterEvent({ operationId: 'op-1' }));
@@ -617,7 +616,7 @@ describe('W9 after an afterToolCall deny, later hooks observe the sanitized resu
     delivery.onControl('ctl', () => ({ decision: 'deny' }));
     booted.registry.register('op-1', [
       { id: 'ctl', type: 'afterToolCall', webhook: { url: 'https://hooks.example.com/c', responseHandling: 'toolCall' } },
-      { id: 'late-observer', type: 'afterToolCall', handler: (e) => void after.push((e as AfterToolCallEvent).result.content) },
+      { id: 'late-observer', type: 'afterToolCall', handler: (e) => void after.push(e.result.content) },
     ]);
 
     await booted.dispatcher.gateToolResult(afterEvent({ operationId: 'op-1' }));

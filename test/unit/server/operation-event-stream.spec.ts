@@ -4,8 +4,9 @@
  * app shuts down.
  */
 import { EventEmitter } from 'node:events';
+import { jest } from '@jest/globals';
 import type { Response } from 'express';
-import { OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
+import { EVENT_POLL_MS, OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
 import type { OperationReader } from '../../../src/server/api/operation-reader.js';
 import type { MessageRecord, OperationRecord } from '../../../src/persistence/records.js';
 
@@ -76,28 +77,35 @@ describe('GET …/events: the polling loop', () => {
     expect(fake.polls).toBe(4);
   });
 
-  it('stops polling when the client disconnects', async () => {
-    const fake = reader([{ operation: operation('waiting', 1), messages: [] }]);
-    const response = new FakeResponse();
-    const streaming = new OperationEventStreams(fake as unknown as OperationReader).stream('op', response as unknown as Response, 0);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    response.emit('close');
-    await streaming;
-    const pollsAtClose = fake.polls;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(fake.polls).toBe(pollsAtClose);
-    expect(pollsAtClose).toBeGreaterThan(0);
-  });
+  // The poll interval on a fake clock: the tests move time on by whole polls instead of sleeping.
+  describe('on a fake clock', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
 
-  it('ends open streams at shutdown', async () => {
-    const fake = reader([{ operation: operation('waiting', 1), messages: [] }]);
-    const streams = new OperationEventStreams(fake as unknown as OperationReader);
-    const response = new FakeResponse();
-    const streaming = streams.stream('op', response as unknown as Response, 0);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    streams.beforeApplicationShutdown();
-    await streaming;
-    expect(response.writableEnded).toBe(true);
+    it('stops polling when the client disconnects', async () => {
+      const fake = reader([{ operation: operation('waiting', 1), messages: [] }]);
+      const response = new FakeResponse();
+      const streaming = new OperationEventStreams(fake as unknown as OperationReader).stream('op', response as unknown as Response, 0);
+      await jest.advanceTimersByTimeAsync(EVENT_POLL_MS * 2);
+      expect(fake.polls).toBeGreaterThan(1);
+      response.emit('close');
+      await streaming; // the close woke the loop's wait: it ends without the clock moving
+      const pollsAtClose = fake.polls;
+      await jest.advanceTimersByTimeAsync(EVENT_POLL_MS * 10);
+      expect(fake.polls).toBe(pollsAtClose);
+    });
+
+    it('ends open streams at shutdown', async () => {
+      const fake = reader([{ operation: operation('waiting', 1), messages: [] }]);
+      const streams = new OperationEventStreams(fake as unknown as OperationReader);
+      const response = new FakeResponse();
+      const streaming = streams.stream('op', response as unknown as Response, 0);
+      await jest.advanceTimersByTimeAsync(EVENT_POLL_MS);
+      expect(fake.polls).toBeGreaterThan(0); // mid-stream, waiting between polls
+      streams.beforeApplicationShutdown();
+      await streaming; // the shutdown woke the loop's wait: it ends without the clock moving
+      expect(response.writableEnded).toBe(true);
+    });
   });
 
   it('a store failure ends the stream with an error event (no stack, no message of the cause)', async () => {

@@ -241,8 +241,10 @@ describe('tools: execute — failures, timeouts, cancellation', () => {
 
   it('aborting mid-run → cancelled at once, and the abort reaches the tool', async () => {
     const controller = new AbortController();
+    const entered = tools.signals.length;
     const running = catalog.execute({ ...(await tool('slow', 'wait')), timeoutMs: 10_000 }, {}, invocation(controller.signal));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Mid-run: the tool has been entered (it records its signal) and waits.
+    while (tools.signals.length === entered) await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
     const error = await failure(running);
     expect(error.code).toBe('cancelled');

@@ -1,4 +1,5 @@
-import { ToolCallContext, ToolRequestContext, ToolResultContext, hasBrand } from '../../../src/index.js';
+import { ToolCallContext, ToolRequestContext, ToolResultContext } from '../../../src/index.js';
+import { hasBrand } from '../../../src/hooks/context-brand.js';
 import {
   buildToolCallHookContext,
   buildToolRequestContext,

@@ -6,7 +6,7 @@ import { MCP_SERVERS, TOOLS_OPTIONS, type McpServersConfig, type ToolsOptions } 
 
 export async function compileTools(providers: Provider[], options?: ToolsOptions, servers?: McpServersConfig): Promise<TestingModule> {
   // The root module brings the tools room; the test swaps in its options and MCP servers.
-  return Test.createTestingModule({ imports: [AgentHooksModule.forRoot({})], providers })
+  return Test.createTestingModule({ imports: [AgentHooksModule.forRoot({ configFile: false })], providers })
     .overrideProvider(TOOLS_OPTIONS)
     .useValue(options ?? {})
     .overrideProvider(MCP_SERVERS)

@@ -305,8 +305,8 @@ describe('WebhookHttpClient: one deadline, cancellation (W12)', () => {
   it('W12: cancellation wins over timeout when both happened', async () => {
     const controller = new AbortController();
     const deadline = new RequestDeadline(1, controller.signal);
-    // A 1 ms timer always fires before a later, longer one.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Wait for the deadline itself to pass (its abort), then cancel.
+    if (!deadline.signal.aborted) await new Promise((resolve) => deadline.signal.addEventListener('abort', resolve, { once: true }));
     expect(deadline.timedOut).toBe(true);
     expect(deadline.signal.aborted).toBe(true);
     controller.abort();

@@ -1,0 +1,131 @@
+/**
+ * DESIGN §6: `src/index.ts` exports the documented surface only. This pins it: a new export (or a lost
+ * one) is a decision to make here, not a side effect. Values are checked at run time, types at compile
+ * time (`npm run typecheck` covers test/; each `@ts-expect-error` line is an internal that must stay out).
+ */
+import { expectTypeOf } from 'expect-type';
+import * as api from '../../src/index.js';
+import type * as Api from '../../src/index.js';
+
+const VALUES = {
+  module: ['AgentHooksModule'],
+  hookPoints: ['HOOK_POINT_NAMES', 'AGENT_HOOK_POINTS', 'ENGINE_HOOK_POINTS', 'isHookPoint', 'hookEventName'],
+  contexts: [
+    'EngineContext',
+    'AuthContext',
+    'RunContext',
+    'RunEndContext',
+    'ToolRequestContext',
+    'ToolCallContext',
+    'ToolResultContext',
+    'McpRequestContext',
+    'McpResponseContext',
+    'HookInvocation',
+  ],
+  decorators: ['OnHook', 'ON_HOOK_METADATA', 'Tool', 'TOOL_METADATA'],
+  dispatcher: ['HookDispatcher', 'HookRegistry', 'HookReadinessWatcher', 'ofPoint', 'ofOutcome'],
+  runtime: ['AgentRuntime'],
+  persistence: ['AGENT_HOOKS_ENTITIES', 'AGENT_HOOKS_MIGRATIONS', 'runAgentHooksMigrations'],
+  hostPorts: ['USER_DIRECTORY', 'QUEUED_WEBHOOK_DELIVERY'],
+  payloads: ['redactResultForEvents'],
+  errors: [
+    'HookFailedError',
+    'HookConfigurationError',
+    'HookTimeoutError',
+    'CriticalHookDeliveryError',
+    'UnknownAgentError',
+    'RuntimeNotReadyError',
+    'RunLimitError',
+    'RunCancelledError',
+    'RunFailedError',
+    'UnknownOperationError',
+    'UnknownInterventionError',
+    'InterventionNotPendingError',
+    'AlreadyCompletedError',
+    'OperationCompletedError',
+    'SubAgentDepthError',
+    'IdempotencyKeyReusedError',
+    'ToolError',
+    'InvalidClientToolsError',
+    'ModelError',
+    'AgentsConfigError',
+    'EnvironmentSettingError',
+    'DatabaseConfigError',
+    'WebhookError',
+  ],
+};
+
+/** Key type exports: compiling this is the check. */
+export type PublicTypes = [
+  Api.AgentHooksModuleOptions,
+  Api.AgentHooksWebhookOptions,
+  Api.AgentHooksQueueOptions,
+  Api.HookPoint,
+  Api.AgentHookPoint,
+  Api.EngineHookPoint,
+  Api.ToolControlPoint,
+  Api.HookPayloads,
+  Api.AgentHook,
+  Api.AgentHookAt<'afterToolCall'>,
+  Api.AgentHookHandler<'afterToolCall'>,
+  Api.AgentHookWebhook,
+  Api.HookDecision,
+  Api.AgentEventBase,
+  Api.BeforeToolCallEvent,
+  Api.AfterToolCallEvent,
+  Api.OnCompleteEvent,
+  Api.ToolResult,
+  Api.RunContextInit,
+  Api.OnHookOptions,
+  Api.OnHookMetadata,
+  Api.HookArgument<'afterToolCall'>,
+  Api.ToolOptions,
+  Api.LocalToolContext,
+  Api.DispatchOptions,
+  Api.DispatchedEvent,
+  Api.HookErrorEvent,
+  Api.HookOutcomeRecord,
+  Api.ToolVerdict,
+  Api.ExecAgentInput,
+  Api.OperationResult,
+  Api.ClientToolDeclaration,
+  Api.UserDirectory,
+  Api.QueuedDeliveryPort,
+  Api.QueuedWebhook,
+  Api.CriticalDeliveryFailure,
+  Api.WebhookErrorCode,
+];
+
+/** Internals that must not be importable from the package root. */
+export type InternalTypes = [
+  // @ts-expect-error the runtime's store port is internal
+  Api.RuntimeStore,
+  // @ts-expect-error the agent directory is bound to config inside the module
+  Api.AgentDirectory,
+  // @ts-expect-error the outcome sink is bound to the timeline inside the module; hosts read outcomes$
+  Api.HookOutcomeSink,
+  // @ts-expect-error the dispatcher's normalized hook view is internal
+  Api.RegisteredHook,
+  // @ts-expect-error the port between the hooks and webhooks rooms is internal
+  Api.WebhookDeliveryPort,
+  // @ts-expect-error model adapters are chosen by config
+  Api.ChatModel,
+];
+
+describe('DESIGN §6 the public surface', () => {
+  it('exports exactly the documented values', () => {
+    expect(Object.keys(api).sort()).toEqual(Object.values(VALUES).flat().sort());
+  });
+
+  it('keeps internals out: explorers, the metadata accessor, stores, the database, the context brand', () => {
+    for (const name of ['HookExplorer', 'HookMetadataAccessor', 'RuntimeDatabase', 'CONTEXT_BRAND', 'hasBrand', 'RUNTIME_STORE', 'AGENT_DIRECTORY', 'HOOK_OUTCOME_SINK', 'WEBHOOK_DELIVERY', 'OperationRunner', 'restoredContext']) {
+      expect(Object.keys(api)).not.toContain(name);
+    }
+  });
+
+  it('AgentRuntime shows a host execAgent, run, cancel, approve, reject, completeDeferred and result only', () => {
+    const methods = ['execAgent', 'run', 'cancel', 'approve', 'reject', 'completeDeferred', 'result'] as const;
+    expectTypeOf<keyof Api.AgentRuntime>().toEqualTypeOf<(typeof methods)[number]>();
+    expect(Object.getOwnPropertyNames(api.AgentRuntime.prototype).filter((name) => name !== 'constructor').sort()).toEqual([...methods].sort());
+  });
+});
