@@ -85,8 +85,8 @@ async function ours() {
     return JOBS / ((performance.now() - started) / 1000);
   } finally {
     await worker.close();
-    await queue.onApplicationShutdown();
-    await delivery.onModuleDestroy();
+    await queue.close();
+    await delivery.close();
     await clean(prefix);
   }
 }

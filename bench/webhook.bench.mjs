@@ -94,7 +94,7 @@ try {
   const c50 = await compare(50);
   console.log(`RESULT webhook c1=${c1.toFixed(2)} c50=${c50.toFixed(2)}`);
 } finally {
-  await delivery.onModuleDestroy();
+  await delivery.close();
   await rawAgent.close();
   receiver.kill('SIGTERM');
 }

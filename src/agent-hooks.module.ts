@@ -20,7 +20,8 @@ import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from './persistence/step-commit.store.js';
 import { TimelineSink } from './persistence/timeline-sink.js';
 import { TypeOrmRuntimeStore } from './persistence/typeorm-runtime-store.js';
-import { AgentRuntime, OperationRunner } from './runtime/agent-runtime.js';
+import { AgentRuntime } from './runtime/agent-runtime.js';
+import { OperationRunner } from './runtime/operation-runner.js';
 import { EngineLifecycle } from './runtime/engine-lifecycle.js';
 import { RUNTIME_STORE } from './runtime/runtime-store.port.js';
 import { StepExecutor } from './runtime/step-executor.js';
@@ -34,6 +35,7 @@ import { TOOLS_EXPORTS, TOOLS_PROVIDERS } from './runtime/tools/tools.providers.
 import { EnvironmentWebhookSource } from './webhooks/environment-hooks.js';
 import { WebhookCallerHookValidator } from './webhooks/webhook-config.schema.js';
 import { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
+import { ShutdownCoordinator } from './shutdown-coordinator.js';
 
 const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl ? { appUrl: options.webhooks.appUrl } : {});
 
@@ -87,6 +89,8 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     EngineLifecycle,
     // Queue mode (idle otherwise): step jobs on BullMQ, workers, the reconciler.
     ...QUEUE_PROVIDERS,
+    // G4: the only provider here with shutdown hooks; it stops, drains and closes everything above in order.
+    ShutdownCoordinator,
   ],
   exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, ...TOOLS_EXPORTS],
 })

@@ -43,4 +43,14 @@ export interface AgentHooksModuleOptions {
   configFile?: string | false;
   pluginsFile?: string;
   webhooks?: AgentHooksWebhookOptions;
+  /** Graceful stop (SPEC G4). */
+  shutdown?: AgentHooksShutdownOptions;
+}
+
+export interface AgentHooksShutdownOptions {
+  /**
+   * How long a running step may take to finish its current tool call once the app closes; after that the
+   * call is cut and never published, the step handed back. Default `SHUTDOWN_GRACE_MS`, else 10 s.
+   */
+  graceMs?: number;
 }

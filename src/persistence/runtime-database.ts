@@ -3,7 +3,7 @@
  * one. Closing flushes the timeline batcher before the DataSource goes. With `database: 'host'` the
  * DataSource is the host app's (see `host-data-source.ts`): checked, never migrated, never closed here.
  */
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
@@ -29,7 +29,7 @@ export interface RuntimeStores {
 }
 
 @Injectable()
-export class RuntimeDatabase implements OnApplicationShutdown {
+export class RuntimeDatabase {
   private readonly logger = new Logger('AgentHooksDatabase');
   private opening: Promise<RuntimeStores> | undefined;
   private opened: RuntimeStores | undefined;
@@ -59,7 +59,8 @@ export class RuntimeDatabase implements OnApplicationShutdown {
     return this.opened;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Flushes the timeline and closes our DataSource (a host's stays open); the `ShutdownCoordinator` calls it last (G4). */
+  async close(): Promise<void> {
     const stores = this.opened ?? (this.opening ? await this.opening.catch(() => undefined) : undefined);
     if (!stores) return;
     await stores.timeline.close().catch(() => this.logger.error('could not flush the hook timeline'));

@@ -4,7 +4,7 @@
  * the reconciler, an API retry) adds one job; steps of one operation are also kept apart by the database
  * lease the worker takes. Redis only carries work: a lost job is re-enqueued from the database.
  */
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
 import type { Queue } from 'bullmq';
 import type { StepScheduler } from '../runtime/step-scheduler.port.js';
@@ -22,7 +22,7 @@ export function stepJobId(operationId: string, version: number): string {
 }
 
 @Injectable()
-export class StepQueue implements StepScheduler, OnApplicationShutdown {
+export class StepQueue implements StepScheduler {
   private readonly logger = new Logger('AgentHooks:StepQueue');
   private queue: Promise<Queue<StepJobData>> | undefined;
 
@@ -44,7 +44,8 @@ export class StepQueue implements StepScheduler, OnApplicationShutdown {
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Closes the Redis connection; the `ShutdownCoordinator` calls it after the last step (G4). */
+  async close(): Promise<void> {
     const queue = await this.queue?.catch(() => undefined);
     await queue?.close();
     this.queue = undefined;

@@ -5,15 +5,15 @@
  * idempotent when their job still exists. It also runs terminal sequences a dead worker owed. Runs
  * wherever step workers run.
  */
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
-import { OperationRunner } from '../runtime/agent-runtime.js';
+import { OperationRunner } from '../runtime/operation-runner.js';
 import { LeaseStores } from './lease-stores.js';
 import { QUEUE_SETTINGS, type QueueSettings } from './queue-settings.js';
 import { StepQueue } from './step-queue.js';
 
 @Injectable()
-export class StepReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class StepReconciler implements OnApplicationBootstrap {
   private readonly logger = new Logger('AgentHooks:Reconciler');
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -36,7 +36,8 @@ export class StepReconciler implements OnApplicationBootstrap, BeforeApplication
     this.timer.unref();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /** No more passes; waits for the one running. The `ShutdownCoordinator` calls it first (G4). */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
   }

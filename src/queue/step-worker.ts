@@ -5,10 +5,10 @@
  * cancelled elsewhere and aborts it. On shutdown it stops taking jobs and hands running steps back.
  */
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import { errorType } from '../hooks/hook-errors.js';
-import { OperationRunner, type QueuedStepOutcome } from '../runtime/agent-runtime.js';
+import { OperationRunner, type QueuedStepOutcome } from '../runtime/operation-runner.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
 import { LeaseStores } from './lease-stores.js';
 import { redisConnection } from './queue-connection.js';
@@ -25,7 +25,7 @@ export class StepHandedBackError extends Error {
 }
 
 @Injectable()
-export class StepWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class StepWorker implements OnApplicationBootstrap {
   private readonly logger = new Logger('AgentHooks:StepWorker');
   private readonly workerId = `${process.pid}:${randomUUID()}`;
   private readonly stopping = new AbortController();
@@ -53,11 +53,15 @@ export class StepWorker implements OnApplicationBootstrap, BeforeApplicationShut
     this.worker.on('error', (error: Error & { code?: unknown }) => this.logger.warn(`step worker: ${errorType(error)}${typeof error.code === 'string' ? ` (${error.code})` : ''}`));
   }
 
-  /** Stop taking jobs; running steps see the stop signal and go back to the queue. */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopping.abort();
+  /**
+   * Stop taking jobs and wait for the running ones. The `ShutdownCoordinator` calls it while the runtime
+   * drains (G4): a running step finishes its current tool call within the grace period or is cut and goes
+   * back to the queue; only then does this worker's own stop signal abort what is left.
+   */
+  async close(): Promise<void> {
     await this.worker?.close();
     this.worker = undefined;
+    this.stopping.abort();
   }
 
   private async process(job: Job<StepJobData>, token: string | undefined): Promise<void> {

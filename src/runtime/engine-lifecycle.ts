@@ -3,13 +3,13 @@
  * Bootstrap hooks run after module init, so every `@OnHook` is bound; a `fail` hook error stops the start
  * with a `HookFailedError` naming the hook.
  */
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { EngineContext } from '../hooks/contexts.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import { AGENT_DIRECTORY, type AgentDirectory } from './agent-directory.port.js';
 
 @Injectable()
-export class EngineLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+export class EngineLifecycle implements OnApplicationBootstrap {
   private started = false;
 
   constructor(
@@ -22,7 +22,8 @@ export class EngineLifecycle implements OnApplicationBootstrap, OnApplicationShu
     this.started = true;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** `on_engine_stop`; the `ShutdownCoordinator` calls it after the last step, before any client closes (G4). */
+  async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
     // Never propagates (the dispatcher logs failures at this point).

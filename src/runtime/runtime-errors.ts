@@ -23,6 +23,20 @@ export class RuntimeNotReadyError extends Error {
   }
 }
 
+/**
+ * SPEC G4: the application is closing, so no new step is taken (a start, a decision that would resume).
+ * Also the abort reason of a step cut at the end of the shutdown grace period: a tool call cut by it
+ * publishes nothing (its client is about to close), the step is handed back.
+ */
+export class RuntimeShuttingDownError extends Error {
+  override readonly name = 'RuntimeShuttingDownError';
+  readonly code = 'shutting_down';
+
+  constructor() {
+    super('AgentRuntime is shutting down: it takes no new steps');
+  }
+}
+
 /** `max_steps` or `cost_limit`. */
 export class RunLimitError extends Error {
   override readonly name = 'RunLimitError';

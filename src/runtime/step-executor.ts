@@ -26,6 +26,7 @@ import { Compactor } from './compactor.js';
 import { addUsage, toChat } from './conversation.js';
 import { isHumanRejection, rejectionReceipt, unknownOutcomeReceipt } from './intervention-receipts.js';
 import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition, type ToolOffer } from './tools/tool-types.js';
+import { RuntimeShuttingDownError } from './runtime-errors.js';
 
 /** A call's route in this step: the router's, or `unavailable` for a tool the agent was not offered (G1). */
 type StepRoute = CallRoute | 'unavailable';
@@ -43,6 +44,11 @@ export interface StepInput {
   signal: AbortSignal;
   /** Queue mode: every commit of the step is fenced by this worker's lease. */
   leaseOwner?: string;
+  /**
+   * Aborted when the application starts closing (SPEC G4): the call in flight finishes, no further call
+   * or step begins — the step ends `interrupted` at its next boundary. `signal` is the hard stop.
+   */
+  stopping?: AbortSignal;
 }
 
 /** `undefined`: the operation goes on to another step; `waiting`: it waits for a human or an outside executor. */
@@ -67,12 +73,13 @@ export class StepExecutor {
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  async step({ operationId, runContext, signal, leaseOwner }: StepInput): Promise<StepResult> {
+  async step({ operationId, runContext, signal, leaseOwner, stopping }: StepInput): Promise<StepResult> {
+    const halted = () => signal.aborted || stopping?.aborted === true;
     const commit: RuntimeStore['commit'] = (id, version, message, patch) => this.store.commit(id, version, message, patch, leaseOwner);
     let operation = await this.load(operationId);
     if (operation.status === 'completed') return { terminal: operation.reason ?? 'done' };
     if (operation.status === 'waiting') return WAITING;
-    if (signal.aborted) return { terminal: 'interrupted' };
+    if (halted()) return { terminal: 'interrupted' };
     const agent = this.agents.agent(operation.agentId);
     if (!agent) throw new Error(`agent "${operation.agentId}" is no longer configured`);
     if (operation.stepIndex >= agent.limits.maxSteps) return { terminal: 'max_steps' };
@@ -118,7 +125,7 @@ export class StepExecutor {
     let awaitingDeferred = false;
     for (const [callIndex, call] of calls.entries()) {
       if (published.has(call.id)) continue; // already published before a restart or a pause
-      if (signal.aborted) return { terminal: 'interrupted' };
+      if (halted()) return { terminal: 'interrupted' };
       const input: ToolCallInput = {
         operationId,
         agentId: operation.agentId,
@@ -205,7 +212,7 @@ export class StepExecutor {
     );
     operation = (await commit(operationId, operation.version, undefined, { stepIndex: operation.stepIndex + 1 })).operation;
     if (calls.length === 0) return { terminal: 'done' };
-    if (signal.aborted) return { terminal: 'interrupted' };
+    if (halted()) return { terminal: 'interrupted' };
     return undefined;
   }
 
@@ -290,6 +297,8 @@ export class StepExecutor {
         dispatchOptions,
       );
     } catch (error) {
+      // G4: refused because the app is closing — no made-up result; the step is handed back.
+      if (error instanceof RuntimeShuttingDownError) throw error;
       const message = error instanceof Error && 'code' in error ? error.message : `the sub-agent could not start (${errorType(error)})`;
       await this.dispatcher.dispatch('onCallAgentError', { ...base, type: 'onCallAgentError', error: { type: errorType(error), message } }, dispatchOptions);
       await subAgents.completeDeferred(operationId, call.id, { content: `Error: ${message}`, success: false });

@@ -14,6 +14,7 @@ import { agentEventBase } from './agent-event-base.js';
 import { deniedToolResult, hookVerdictState, type DeniedVerdict } from '../hooks/tool-verdict.js';
 import type { ModelToolCall } from './models/chat-model.js';
 import type { NewMessage } from './runtime-store.port.js';
+import { RuntimeShuttingDownError } from './runtime-errors.js';
 import { buildToolCallHookContext, buildToolRequestContext, toolCallContext, toolResultContext } from './tools/tool-context.builder.js';
 import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
 import { storableNamePart, TOOL_NOT_AVAILABLE, unavailableToolContent } from './tools/unavailable-tool.js';
@@ -112,6 +113,9 @@ export class ToolCallRunner {
       else if (call.invalidArgs !== undefined) throw new ToolError('invalid_arguments', `the arguments for ${call.identifier}/${call.apiName} are not valid JSON`);
       else result = await this.catalog.execute(tool, call.args, { operationId, toolCallId: call.id, signal, runContext });
     } catch (error) {
+      // G4: a call cut by shutdown has no result — its client is closing. Nothing is published; the step
+      // is handed back, and the call runs again wherever the operation goes on.
+      if (signal.aborted && signal.reason instanceof RuntimeShuttingDownError) throw signal.reason;
       // 4. the tool threw or timed out: the model sees an error result
       const type = error instanceof ToolError ? error.errorType : errorType(error);
       const message = error instanceof ToolError ? error.message : `${call.identifier}/${call.apiName} failed (${type})`;

@@ -5,7 +5,7 @@
  * `fallback: 'none'` (D3).
  */
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
@@ -25,7 +25,7 @@ import { APP_URL_ENV, isAppRelative, resolveWebhookUrl } from './webhook-url.js'
 const DEFAULT_TIMEOUT_SECONDS = 30;
 
 @Injectable()
-export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit, OnModuleDestroy {
+export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit {
   private readonly logger = new Logger('AgentHooksWebhooks');
   private readonly client: WebhookHttpClient;
   private readonly sender: WebhookSender;
@@ -117,7 +117,8 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Closes the HTTP client (undici Agent). Called by the `ShutdownCoordinator` after the last step and `on_engine_stop` (G4). */
+  async close(): Promise<void> {
     await this.client.close();
   }
 

@@ -35,6 +35,7 @@ const VALUES = {
     'CriticalHookDeliveryError',
     'UnknownAgentError',
     'RuntimeNotReadyError',
+    'RuntimeShuttingDownError',
     'RunLimitError',
     'RunCancelledError',
     'RunFailedError',

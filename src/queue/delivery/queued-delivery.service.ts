@@ -3,7 +3,7 @@
  * configured), `kind: 'qstash'` to QStash (in any mode). A kind with nowhere to go is a `configuration`
  * error, so the delivery service's fallback applies (D3). A host app's own port wins over this one.
  */
-import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../../agent-hooks.options.js';
 import type { QueuedDeliveryPort, QueuedWebhook } from '../../webhooks/queued-delivery.port.js';
@@ -13,7 +13,7 @@ import { QStashPublisher } from './qstash-publisher.js';
 import { WebhookDeliveryQueue } from './webhook-delivery-queue.js';
 
 @Injectable()
-export class QueuedDeliveryService implements QueuedDeliveryPort, OnModuleInit, OnApplicationShutdown {
+export class QueuedDeliveryService implements QueuedDeliveryPort, OnModuleInit {
   readonly settings: DeliverySettings;
   private readonly queueMode: boolean;
   private readonly qstash: QStashPublisher;
@@ -41,7 +41,8 @@ export class QueuedDeliveryService implements QueuedDeliveryPort, OnModuleInit, 
     return this.queue.enqueue(webhook);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Closes the delivery queue's Redis connection; the `ShutdownCoordinator` calls it (G4). */
+  async close(): Promise<void> {
     await this.queue?.close();
     this.queue = undefined;
   }

@@ -4,7 +4,7 @@
  * closes at application shutdown (in-flight posts finish first, each bounded by its timeout). `start()`
  * and `stop()` are there for processes that decide for themselves. BullMQ is loaded only when it starts.
  */
-import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../../agent-hooks.options.js';
 import { WebhookError } from '../../webhooks/webhook-error.js';
@@ -13,7 +13,7 @@ import { QUEUED_DELIVERY_OPTIONS, resolveDeliverySettings, type QueuedDeliveryOp
 import type { WebhookDeliveryWorker } from './webhook-delivery-worker.js';
 
 @Injectable()
-export class WebhookDeliveryWorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookDeliveryWorkerHost implements OnApplicationBootstrap {
   private running: Promise<WebhookDeliveryWorker> | undefined;
 
   constructor(
@@ -47,9 +47,5 @@ export class WebhookDeliveryWorkerHost implements OnApplicationBootstrap, OnAppl
     this.running = undefined;
     const worker = await running?.catch(() => undefined);
     await worker?.close();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.stop();
   }
 }

@@ -5,7 +5,7 @@
  * Every HTTP request made here fires the MCP hooks, inside a run or not (E2).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../hooks/agent-events.js';
 import type { RunContext } from '../../hooks/contexts.js';
@@ -20,7 +20,7 @@ import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, MCP_SERVERS, TOOLS_OPTIONS, type McpSer
 const NAME_PART = /^[A-Za-z0-9_.-]+$/;
 
 @Injectable()
-export class McpServersService implements OnApplicationBootstrap, OnModuleDestroy {
+export class McpServersService implements OnApplicationBootstrap {
   private readonly logger = new Logger('AgentHooks:MCP');
   private readonly connections = new Map<string, McpServerConnection>();
   private readonly runContexts = new AsyncLocalStorage<RunContext | undefined>();
@@ -52,8 +52,11 @@ export class McpServersService implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  /** Ends every session (HTTP DELETE through the hooks) while the hook providers are still alive. */
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Ends every session (HTTP DELETE through the hooks). Not a lifecycle hook of its own: the
+   * `ShutdownCoordinator` calls it once no step runs any more, so no tool result comes from a closed client (G4).
+   */
+  async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((connection) => connection.close()));
   }
 

@@ -11,6 +11,7 @@ import {
   IdempotencyKeyReusedError,
   InterventionNotPendingError,
   OperationCompletedError,
+  RuntimeShuttingDownError,
   UnknownAgentError,
   UnknownInterventionError,
   UnknownOperationError,
@@ -59,6 +60,8 @@ function fromHttpException(exception: HttpException): ErrorResponse {
 export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof ApiError) return response(exception.status, exception.code, exception.message, exception.headers);
   if (exception instanceof UnknownAgentError) return response(404, exception.code, exception.message);
+  // G4: the process is stopping; another process (or this one after its restart) takes the request.
+  if (exception instanceof RuntimeShuttingDownError) return response(503, exception.code, 'the server is shutting down; retry', { 'retry-after': '1' });
   if (exception instanceof UnknownOperationError || exception instanceof OperationNotFoundError) return response(404, 'not_found', 'no such operation');
   if (exception instanceof UnknownInterventionError) return response(404, exception.code, exception.message);
   if (exception instanceof InterventionNotPendingError || exception instanceof AlreadyCompletedError || exception instanceof OperationCompletedError) {

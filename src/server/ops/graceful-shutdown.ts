@@ -1,9 +1,9 @@
 /**
- * SIGTERM / SIGINT: stop accepting connections at once, then close the app — the runtime aborts the steps
- * it is driving and lets them persist (`beforeApplicationShutdown`; a waiting operation holds no step and
- * stays waiting in the database), the periodic purge stops, the HTTP server closes, `on_engine_stop` runs
- * and the database closes (`onApplicationShutdown`) — and exit 0. Not Nest's `enableShutdownHooks`: it
- * re-raises the signal after closing, so the process would end by the signal instead of with code 0.
+ * SIGTERM / SIGINT: stop accepting connections at once, then close the app — the module's
+ * `ShutdownCoordinator` (SPEC G4) stops taking steps, lets a running step finish its current tool call
+ * within `SHUTDOWN_GRACE_MS` (10 s) or cuts it without a result, flushes the timeline, and only after the
+ * HTTP server closed runs `on_engine_stop` and closes MCP, webhook, Redis and database clients — and exit 0.
+ * Not Nest's `enableShutdownHooks`: it re-raises the signal after closing, so the process would end by the signal instead of with code 0.
  * A shutdown that takes longer than `timeoutMs`, or a second signal, exits 1.
  */
 import { Logger, type INestApplication } from '@nestjs/common';

@@ -25,13 +25,36 @@ export interface TestMcpServer {
   seen: SeenRequest[];
   /** Text the 401 body carries: it must never reach hooks or errors. */
   readonly unauthorizedBody: string;
+  /** The `slow` tool (`slowTool: true`): resolves once a call of it reached the server (and is held there). */
+  slowCallArrived(): Promise<void>;
+  /** Lets every held `slow` call (and later ones) answer `slow: done`. */
+  releaseSlow(): void;
   close(): Promise<void>;
+}
+
+/** Holds `slow` calls until the test releases them: a condition, not a sleep. */
+class SlowGate {
+  private arrivedResolve!: () => void;
+  readonly arrived = new Promise<void>((resolve) => (this.arrivedResolve = resolve));
+  private releaseResolve!: () => void;
+  readonly released = new Promise<void>((resolve) => (this.releaseResolve = resolve));
+  arrive(): void {
+    this.arrivedResolve();
+  }
+  release(): void {
+    this.releaseResolve();
+  }
 }
 
 export const UNAUTHORIZED_BODY = 'unauthorized-body-marker-5150';
 
-function buildServer(): McpServer {
+function buildServer(gate: SlowGate, slow: boolean): McpServer {
   const server = new McpServer({ name: 'kb-test', version: '1.0.0' });
+  if (slow) server.registerTool('slow', { description: 'Answers once the test releases it', inputSchema: {} }, async () => {
+    gate.arrive();
+    await gate.released;
+    return { content: [{ type: 'text', text: 'slow: done' }] };
+  });
   server.registerTool('echo', { description: 'Echoes text', inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: 'text', text: `echo: ${text}` }],
   }));
@@ -64,14 +87,16 @@ function methodsOf(body: unknown): string[] {
   return messages.map((m) => (m as { method?: unknown }).method).filter((m): m is string => typeof m === 'string');
 }
 
-export async function startMcpServer(token: string, port = 0): Promise<TestMcpServer> {
+/** `token: null`: every request is authorized (a server child process that has no hook to add the header). */
+export async function startMcpServer(token: string | null, port = 0, options: { slowTool?: boolean } = {}): Promise<TestMcpServer> {
   const seen: SeenRequest[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const gate = new SlowGate();
 
   const http: Server = createServer((req, res) => {
     void (async () => {
       const body = req.method === 'POST' ? await readBody(req) : undefined;
-      const record: SeenRequest = { httpMethod: req.method ?? '?', rpcMethods: methodsOf(body), authorized: req.headers.authorization === `Bearer ${token}` };
+      const record: SeenRequest = { httpMethod: req.method ?? '?', rpcMethods: methodsOf(body), authorized: token === null || req.headers.authorization === `Bearer ${token}` };
       seen.push(record);
       res.on('finish', () => (record.status = res.statusCode));
       if (!record.authorized) {
@@ -96,7 +121,7 @@ export async function startMcpServer(token: string, port = 0): Promise<TestMcpSe
         created.onclose = () => {
           if (created.sessionId) sessions.delete(created.sessionId);
         };
-        await buildServer().connect(created);
+        await buildServer(gate, options.slowTool === true).connect(created);
         transport = created;
       }
       await transport.handleRequest(req, res, body);
@@ -112,7 +137,10 @@ export async function startMcpServer(token: string, port = 0): Promise<TestMcpSe
     port: actualPort,
     seen,
     unauthorizedBody: UNAUTHORIZED_BODY,
+    slowCallArrived: () => gate.arrived,
+    releaseSlow: () => gate.release(),
     async close() {
+      gate.release();
       await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
-import { OperationRunner } from '../../../src/runtime/agent-runtime.js';
+import { OperationRunner } from '../../../src/runtime/operation-runner.js';
 import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
 

@@ -4,7 +4,7 @@
  */
 import { BadRequestException, HttpException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { CriticalHookDeliveryError, HookConfigurationError } from '../../../src/hooks/hook-errors.js';
-import { AlreadyCompletedError, InterventionNotPendingError, OperationCompletedError, UnknownAgentError, UnknownInterventionError, UnknownOperationError } from '../../../src/runtime/runtime-errors.js';
+import { AlreadyCompletedError, InterventionNotPendingError, OperationCompletedError, RuntimeShuttingDownError, UnknownAgentError, UnknownInterventionError, UnknownOperationError } from '../../../src/runtime/runtime-errors.js';
 import { ApiError } from '../../../src/server/api/api-error.js';
 import { toErrorResponse } from '../../../src/server/api/api-error-response.js';
 import { callerEnvAllowlistFromEnvironment } from '../../../src/server/api/caller-env-allowlist.js';
@@ -29,6 +29,7 @@ describe('DESIGN §7 error responses', () => {
     [new InterventionNotPendingError('op', 'call'), 409, 'not_pending'],
     [new AlreadyCompletedError('op', 'call'), 409, 'already_completed'],
     [new OperationCompletedError('op', 'call'), 409, 'operation_completed'],
+    [new RuntimeShuttingDownError(), 503, 'shutting_down'],
     [new HookConfigurationError('hooks[0] (a): webhook.url: must be an absolute http(s) URL'), 400, 'invalid_request'],
     [new CriticalHookDeliveryError([]), 424, 'hook_delivery_failed'],
     [new ApiError(401, 'unauthorized', 'no key', { 'WWW-Authenticate': 'Bearer' }), 401, 'unauthorized'],

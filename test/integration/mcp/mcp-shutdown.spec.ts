@@ -1,0 +1,115 @@
+/**
+ * SPEC G4 with a REAL MCP server: `app.close()` while an agent's MCP tool call is in flight. The clients
+ * close only after the step ended, so the call either finishes within the grace period and its real result
+ * is published, or it is cut and publishes nothing. Never a result made from a closed client
+ * (`Error: MCP server … Connection closed`), and the operation does not go on to end `done`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { HookInvocation, McpRequestContext, OnHook } from '../../../src/index.js';
+import { bootRuntime, guardUnhandledRejections, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { startMcpServer, type TestMcpServer } from './mcp-test-server.js';
+
+const TOKEN = 'mcp-shutdown-token-7c21';
+
+const config = (url: string) => `
+system: mcp-shutdown-test
+mcpServers:
+  kb: { url: "${url}" }
+models:
+  default:
+    provider: scripted
+    script:
+      - toolCalls: [ { identifier: kb, apiName: slow, args: {} } ]
+      - content: "The knowledge base said: {{lastToolResult}}"
+agents:
+  researcher: { model: default, tools: [ "mcp:kb" ] }
+`;
+
+@Injectable()
+class KbAuth {
+  @OnHook('before_mcp_request')
+  inject(invocation: HookInvocation): McpRequestContext {
+    return invocation.payloadAs(McpRequestContext).withHeaders({ Authorization: `Bearer ${TOKEN}` });
+  }
+}
+
+/** Set per test: what the app's own `onModuleDestroy` does (Nest runs it before `beforeApplicationShutdown`). */
+let onDestroy: () => void = () => undefined;
+
+@Injectable()
+class DuringClose implements OnModuleDestroy {
+  onModuleDestroy(): void {
+    onDestroy();
+  }
+}
+
+guardUnhandledRejections();
+
+let kb: TestMcpServer;
+let dbDir: string;
+
+beforeEach(async () => {
+  kb = await startMcpServer(TOKEN, 0, { slowTool: true });
+  dbDir = mkdtempSync(join(tmpdir(), 'agent-hooks-g4-'));
+});
+
+afterEach(async () => {
+  onDestroy = () => undefined;
+  await kb?.close();
+  rmSync(dbDir, { recursive: true, force: true });
+});
+
+const database = () => `sqlite:${join(dbDir, 'db.sqlite')}`;
+
+/** What the database holds after the close, read by a second app on the same file. */
+async function afterwards(operationId: string) {
+  const reader = await bootRuntime({ config: config(kb.url), providers: [KbAuth], database: database() });
+  try {
+    return { operation: await reader.store.getOperation(operationId), messages: await reader.store.messages(operationId) };
+  } finally {
+    await reader.close();
+  }
+}
+
+async function startSlowCall(app: RuntimeApp) {
+  const { operationId, done } = await app.runtime.execAgent({ agentId: 'researcher', prompt: 'hello' });
+  await within(kb.slowCallArrived(), 'the slow call reached the MCP server', 20_000);
+  return { operationId, done };
+}
+
+describe('G4 shutdown during an MCP tool call', () => {
+  it('G4 a call that finishes within the grace period publishes its real result; clients close after it', async () => {
+    const app = await bootRuntime({ config: config(kb.url), providers: [KbAuth, DuringClose], database: database() });
+    const { operationId, done } = await startSlowCall(app);
+    // The server answers once the close has begun (after every module's onModuleDestroy started).
+    onDestroy = () => kb.releaseSlow();
+    await app.close();
+    const result = await within(done, 'done', 20_000);
+
+    const { operation, messages } = await afterwards(operationId);
+    const tools = messages.filter((m) => m.role === 'tool');
+    expect(tools).toHaveLength(1);
+    expect(tools[0]).toMatchObject({ content: 'slow: done', identifier: 'kb', apiName: 'slow' });
+    expect(tools[0]!.error).toBeUndefined();
+    expect(messages.some((m) => /Connection closed|Error:/.test(m.content ?? ''))).toBe(false);
+    // Shutdown stops taking steps: the operation does not go on to `done` (local mode: interrupted, as before).
+    expect(result.reason).toBe('interrupted');
+    expect(operation).toMatchObject({ status: 'completed', reason: 'interrupted' });
+  }, 60_000);
+
+  it('G4 a call still running when the grace period ends is cut and publishes nothing', async () => {
+    const app = await bootRuntime({ config: config(kb.url), providers: [KbAuth], database: database(), module: { shutdown: { graceMs: 300 } } });
+    const { operationId, done } = await startSlowCall(app);
+    await app.close(); // the slow call is never released while the app is open
+    const result = await within(done, 'done', 20_000);
+
+    const { operation, messages } = await afterwards(operationId);
+    expect(messages.filter((m) => m.role === 'tool')).toEqual([]);
+    expect(messages.some((m) => /Connection closed|Error:/.test(m.content ?? ''))).toBe(false);
+    expect(result.reason).toBe('interrupted');
+    expect(operation).toMatchObject({ status: 'completed', reason: 'interrupted' });
+  }, 60_000);
+});
