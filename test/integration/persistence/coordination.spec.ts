@@ -11,11 +11,11 @@ import { OperationLeaseStore } from '../../../src/persistence/operation-lease.st
 import { OperationStore, TERMINAL_HOOKS_LEASE_MS, TERMINAL_HOOKS_OWNER } from '../../../src/persistence/operation.store.js';
 import type { NewIntervention } from '../../../src/persistence/records.js';
 import { ToolResultPlaceholderStore } from '../../../src/persistence/tool-result-placeholder.store.js';
-import { testDrivers, useTestDatabase } from './test-databases.js';
+import { driverSuites, useTestDatabase } from './test-databases.js';
 
-const DRIVERS = await testDrivers();
+const describeEachDriver = await driverSuites();
 
-describe.each(DRIVERS)('coordination on %s', (driver) => {
+describeEachDriver('coordination on %s', (driver) => {
   const db = useTestDatabase(driver);
   let now = new Date('2030-01-01T00:00:00.000Z');
   const clock = () => now;

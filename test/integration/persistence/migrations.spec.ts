@@ -10,13 +10,14 @@ import { AGENT_HOOKS_ENTITIES, AGENT_HOOKS_TABLES } from '../../../src/persisten
 import { createDataSourceOptions } from '../../../src/persistence/data-source-options.js';
 import { AGENT_HOOKS_MIGRATIONS, AGENT_HOOKS_MIGRATIONS_TABLE } from '../../../src/persistence/migrations/agent-hooks-migrations.js';
 import { pendingAgentHooksMigrations, runAgentHooksMigrations } from '../../../src/persistence/run-migrations.js';
-import { DATABASE_URL, listTables, postgresDatabaseOption, testDrivers, uniqueSchemaName, useTestDatabase } from './test-databases.js';
+import { driverSuites, DATABASE_URL, listTables, postgresDatabaseOption, testDrivers, uniqueSchemaName, useTestDatabase } from './test-databases.js';
 
 const DRIVERS = await testDrivers();
+const describeEachDriver = await driverSuites();
 /** Every migration we ship, in order: each applied exactly once. */
 const ALL_MIGRATION_NAMES = AGENT_HOOKS_MIGRATIONS.map((migration) => new migration().name);
 
-describe.each(DRIVERS)('migrations on %s', (driver) => {
+describeEachDriver('migrations on %s', (driver) => {
   const db = useTestDatabase(driver);
 
   it('create every agent_hooks_ table and record themselves', async () => {

@@ -8,9 +8,9 @@ import { CallerHookStore } from '../../../src/persistence/caller-hook.store.js';
 import { MessageStore } from '../../../src/persistence/message.store.js';
 import { OperationStore } from '../../../src/persistence/operation.store.js';
 import { OperationNotFoundError } from '../../../src/persistence/persistence-errors.js';
-import { testDrivers, useTestDatabase } from './test-databases.js';
+import { driverSuites, useTestDatabase } from './test-databases.js';
 
-const DRIVERS = await testDrivers();
+const describeEachDriver = await driverSuites();
 
 const webhook = (path: string): AgentHookWebhook => ({
   url: `https://hooks.example.com/${path}`,
@@ -21,7 +21,7 @@ const webhook = (path: string): AgentHookWebhook => ({
   timeout: 5,
 });
 
-describe.each(DRIVERS)('operation store on %s', (driver) => {
+describeEachDriver('operation store on %s', (driver) => {
   const db = useTestDatabase(driver);
   let operations: OperationStore;
   let hooks: CallerHookStore;

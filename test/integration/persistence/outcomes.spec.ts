@@ -9,9 +9,9 @@ import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js
 import { OutcomeBatcher, type OutcomeWriter } from '../../../src/persistence/outcome-batcher.js';
 import type { NewHookOutcome } from '../../../src/persistence/records.js';
 import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
-import { eventually, testDrivers, useTestDatabase } from './test-databases.js';
+import { driverSuites, eventually, useTestDatabase } from './test-databases.js';
 
-const DRIVERS = await testDrivers();
+const describeEachDriver = await driverSuites();
 
 const record = (operationId: string | undefined, hookId: string, extra: Partial<HookOutcomeRecord> = {}): HookOutcomeRecord => ({
   ...(operationId ? { operationId } : {}),
@@ -40,7 +40,7 @@ class CountingWriter implements OutcomeWriter {
   }
 }
 
-describe.each(DRIVERS)('hook outcomes on %s', (driver) => {
+describeEachDriver('hook outcomes on %s', (driver) => {
   const db = useTestDatabase(driver);
   let store: HookOutcomeStore;
   const batchers: OutcomeBatcher[] = [];

@@ -17,11 +17,11 @@ import { RetentionStore } from '../../../src/persistence/retention.store.js';
 import type { RunContextSource } from '../../../src/persistence/run-context-snapshot.js';
 import { StepCommitStore } from '../../../src/persistence/step-commit.store.js';
 import { ToolResultPlaceholderStore } from '../../../src/persistence/tool-result-placeholder.store.js';
-import { testDrivers, useTestDatabase } from './test-databases.js';
+import { driverSuites, useTestDatabase } from './test-databases.js';
 
-const DRIVERS = await testDrivers();
+const describeEachDriver = await driverSuites();
 
-describe.each(DRIVERS)('retention on %s', (driver) => {
+describeEachDriver('retention on %s', (driver) => {
   const db = useTestDatabase(driver);
   let now = new Date('2001-01-01T00:00:00.000Z');
   const clock = () => now;
@@ -93,7 +93,7 @@ describe.each(DRIVERS)('retention on %s', (driver) => {
   });
 });
 
-describe.each(DRIVERS)('no secret stored on %s', (driver) => {
+describeEachDriver('no secret stored on %s', (driver) => {
   const db = useTestDatabase(driver);
 
   it('keeps the run context’s allowed fields and never the inbound access token, in any table', async () => {

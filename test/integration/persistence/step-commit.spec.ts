@@ -9,9 +9,9 @@ import { OperationStore } from '../../../src/persistence/operation.store.js';
 import { OperationNotFoundError, StaleOperationError } from '../../../src/persistence/persistence-errors.js';
 import { StepCommitStore, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
 import type { NewToolMessage } from '../../../src/persistence/records.js';
-import { testDrivers, useTestDatabase } from './test-databases.js';
+import { driverSuites, useTestDatabase } from './test-databases.js';
 
-const DRIVERS = await testDrivers();
+const describeEachDriver = await driverSuites();
 
 const toolMessage = (content: string, toolCallId = 'call-1'): NewToolMessage => ({
   role: 'tool',
@@ -21,7 +21,7 @@ const toolMessage = (content: string, toolCallId = 'call-1'): NewToolMessage => 
   apiName: 'now',
 });
 
-describe.each(DRIVERS)('step commits on %s', (driver) => {
+describeEachDriver('step commits on %s', (driver) => {
   const db = useTestDatabase(driver);
   const failpoints: StepCommitFailpoints = {};
   let operations: OperationStore;

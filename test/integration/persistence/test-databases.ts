@@ -176,6 +176,8 @@ export async function dropSchema(schema: string): Promise<void> {
 
 export interface AppDatabases {
   readonly drivers: DriverName[];
+  /** `describe.each` over the drivers that answer, `describe.skip.each` (visible) over the others. */
+  readonly describeEach: (title: string, suite: DriverSuite) => void;
   /** The PostgreSQL schema the apps share (for raw SQL in a test). */
   readonly schema: string;
   /** The `database` option of an app: PostgreSQL in the file's schema, or a SQLite file named `name`. */
@@ -188,6 +190,7 @@ export interface AppDatabases {
  */
 export async function appDatabases(prefix: string): Promise<AppDatabases> {
   const drivers = await testDrivers();
+  const describeEach = await driverSuites();
   const schema = uniqueSchemaName();
   const folder = await mkdtemp(join(tmpdir(), `agent-hooks-${prefix}-`));
   afterAll(async () => {
@@ -196,6 +199,7 @@ export async function appDatabases(prefix: string): Promise<AppDatabases> {
   }, 30_000);
   return {
     drivers,
+    describeEach,
     schema,
     databaseFor: (driver, name) => (driver === 'postgres' ? postgresDatabaseOption(schema) : `sqlite:${join(folder, `${name}.sqlite`)}`),
   };

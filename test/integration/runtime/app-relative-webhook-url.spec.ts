@@ -4,7 +4,7 @@
  * database (SQLite file, PostgreSQL schema): the first registers the hook and pauses for approval, the second
  * restores it and sends to its own app URL. Real loopback receivers stand for the two apps.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { AgentHook } from '../../../src/index.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
@@ -12,7 +12,7 @@ import { appDatabases, type DriverName } from '../persistence/test-databases.js'
 import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from '../runtime2/approval-kit.js';
 import { bootRuntime, within, type RuntimeApp } from './runtime-test-kit.js';
 
-const { drivers: DRIVERS, databaseFor: databaseNamed, schema } = await appDatabases('relative-url');
+const { describeEach, databaseFor: databaseNamed, schema } = await appDatabases('relative-url');
 const databaseFor = (driver: DriverName): string => databaseNamed(driver, 'relative');
 const ok = (_req: unknown, res: { writeHead(status: number): { end(): void } }) => res.writeHead(204).end();
 
@@ -48,7 +48,7 @@ async function storedWebhooks(app: RuntimeApp, driver: DriverName, operationId: 
 const hookTypesAt = (receiver: LoopbackReceiver) =>
   receiver.requests.filter((r) => r.path === '/api/hook').map((r) => (JSON.parse(r.body) as { hookType: string }).hookType);
 
-describe.each(DRIVERS)('W4 app-relative caller webhook url on %s', (driver) => {
+describeEach('W4 app-relative caller webhook url on %s', (driver) => {
   it("W4: an app-relative caller webhook url is persisted as given and sent to the restoring process's own appUrl", async () => {
     const database = databaseFor(driver);
     const hooks: AgentHook[] = [

@@ -12,11 +12,11 @@ import { OperationEntity } from '../../../src/persistence/entities/operation.ent
 import { DatabaseConfigError } from '../../../src/persistence/persistence-errors.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
-import { listTables, testDrivers } from '../persistence/test-databases.js';
+import { driverSuites, listTables } from '../persistence/test-databases.js';
 import { openHostDatabase, type HostDatabase } from './host-data-source.js';
 import { bootRuntime, guardUnhandledRejections, rejectionOf, within, type RuntimeApp } from './runtime-test-kit.js';
 
-const DRIVERS = await testDrivers();
+const describeEachDriver = await driverSuites();
 
 const CONFIG = `
 system: host-database-test
@@ -64,7 +64,7 @@ afterEach(async () => {
   host = undefined;
 }, 30_000);
 
-describe.each(DRIVERS)("database: 'host' on %s", (driver) => {
+describeEachDriver("database: 'host' on %s", (driver) => {
   it('DESIGN §6: a run persists in the host DataSource; closing the app flushes the timeline there and leaves it open', async () => {
     host = await openHostDatabase(driver);
     app = await bootRuntime({ config: CONFIG, database: 'host', providers: [Clock, hostProvider(host)] });

@@ -24,9 +24,9 @@ agents:
 
 guardUnhandledRejections();
 
-const { drivers: DRIVERS, databaseFor } = await appDatabases('limits');
+const { describeEach, databaseFor } = await appDatabases('limits');
 
-describe.each(DRIVERS)('G6 identifiers and G8 digests on %s', (driver) => {
+describeEach('G6 identifiers and G8 digests on %s', (driver) => {
   let app: RuntimeApp;
   const database = databaseFor(driver, 'limits');
 

@@ -3,16 +3,16 @@
  * (a new app on the same database approves), and 50 concurrent `completeDeferred` calls for one tool call —
  * exactly one winner, one published message (L4). Under CI=true an unreachable PostgreSQL fails the suite.
  */
-import { describe, expect, it } from '@jest/globals';
+import { expect, it } from '@jest/globals';
 import { AlreadyCompletedError } from '../../../src/index.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { appDatabases } from '../persistence/test-databases.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
 
-const { drivers: DRIVERS, databaseFor, schema } = await appDatabases('both');
+const { describeEach, databaseFor, schema } = await appDatabases('both');
 
-describe.each(DRIVERS)('Runtime II on %s', (driver) => {
+describeEach('Runtime II on %s', (driver) => {
   it('restart: waiting → close → a new app on the same database approves → done; the tool ran once', async () => {
     executions.write = 0;
     const database = databaseFor(driver, 'restart');

@@ -7,7 +7,7 @@
  * its answer until the test releases it.
  */
 import { runInThisContext } from 'node:vm';
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, expect, it } from '@jest/globals';
 import { AlreadyCompletedError, OperationCompletedError } from '../../../src/index.js';
 import { MessageEntity } from '../../../src/persistence/entities/message.entity.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
@@ -16,9 +16,9 @@ import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-ki
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
 import { startHeldReceiver, type HeldReceiver } from './held-receiver.js';
 
-const { drivers: DRIVERS, databaseFor } = await appDatabases('g5');
+const { describeEach, databaseFor } = await appDatabases('g5');
 
-describe.each(DRIVERS)('G5 nothing after the end on %s', (driver: DriverName) => {
+describeEach('G5 nothing after the end on %s', (driver: DriverName) => {
   let receiver: HeldReceiver;
   let apps: RuntimeApp[];
 
