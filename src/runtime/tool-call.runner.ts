@@ -135,8 +135,7 @@ export class ToolCallRunner {
     const identifier = storableNamePart(input.call.identifier);
     const apiName = storableNamePart(input.call.apiName);
     const named: ToolCallInput = { ...input, call: { ...input.call, identifier, apiName } };
-    const { tool: _tool, ...withoutTool } = named;
-    const chain = this.chainOf(withoutTool, undefined);
+    const chain = this.chainOf(named, undefined);
     const content = unavailableToolContent(identifier, apiName);
     this.dispatcher.recordRuntimeVerdict('beforeToolCall', input.operationId, RUNTIME_TOOL_ACCESS_HOOK_ID, 'denied', TOOL_NOT_AVAILABLE);
     await this.reportFailure(chain, 0, { type: TOOL_NOT_AVAILABLE, message: content.slice('Error: '.length), code: TOOL_NOT_AVAILABLE });

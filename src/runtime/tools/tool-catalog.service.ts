@@ -11,7 +11,7 @@ import { ArgumentValidator } from './argument-validator.js';
 import { runBounded } from './bounded-run.js';
 import { LocalToolRegistry } from './local-tool.registry.js';
 import { McpServersService } from './mcp-servers.service.js';
-import { compileToolPattern } from './tool-pattern.js';
+import { compileToolPattern, type ToolPattern } from './tool-pattern.js';
 import { toToolResult } from './tool-result.js';
 import { ToolConfigurationError } from './tool-errors.js';
 import { ToolError, type ToolCatalog, type ToolDefinition, type ToolInvocation, type ToolOffer } from './tool-types.js';
@@ -27,6 +27,8 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
   private readonly defaultTimeoutMs: number;
   /** The configured client tools (`clientTools:` of agents.yaml), by name. */
   private readonly configuredClientTools: ReadonlyMap<string, ToolDefinition>;
+  /** Keyed by entry text; entries come from the config only (agents' `tools:`), so the map stays small. */
+  private readonly patterns = new Map<string, ToolPattern>();
 
   constructor(
     private readonly local: LocalToolRegistry,
@@ -86,9 +88,10 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
    */
   async offer(patterns: readonly string[], clientTools: readonly ClientToolDeclaration[] = []): Promise<ToolOffer> {
     const offered = new OfferedTools();
-    const clients = [...this.configuredClientTools.values(), ...clientTools.filter((tool) => !this.configuredClientTools.has(nameOf(tool))).map(clientToolDefinition)];
+    // Configured first: the first tool of a name wins (OfferedTools.add).
+    const clients = [...this.configuredClientTools.values(), ...clientTools.map(clientToolDefinition)];
     for (const source of patterns) {
-      const pattern = compileToolPattern(source);
+      const pattern = this.pattern(source);
       if (pattern.kind === 'mcp') {
         if (!this.mcp.has(pattern.serverId)) continue;
         const listed = await this.listMcp(pattern.serverId);
@@ -108,6 +111,16 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
       for (const tool of clients) if (pattern.matches(nameOf(tool))) offered.add(tool);
     }
     return offered;
+  }
+
+  /** `tools:` entries compiled once each: every step offers again, and re2js compiling is the costly part. */
+  private pattern(source: string): ToolPattern {
+    let pattern = this.patterns.get(source);
+    if (!pattern) {
+      pattern = compileToolPattern(source);
+      this.patterns.set(source, pattern);
+    }
+    return pattern;
   }
 
   /** What `patterns` offer, without per-operation client tools (the model's tool list of `offer`). */

@@ -158,7 +158,7 @@ describe('G1 declared client tools', () => {
     ['a local tool name', [{ ...PHOTO, identifier: 'clock', apiName: 'now' }], /^clientTools\[0\]: the name is taken by a local @Tool/],
     ['a configured client tool name', [{ ...PHOTO, identifier: 'browser', apiName: 'open' }], /^clientTools\[0\]: the name is taken by a configured client tool/],
     ['the built-in', [{ ...PHOTO, identifier: 'agents', apiName: 'call' }], /^clientTools\[0\]: the name is taken by the built-in/],
-  ])('G1, G6: clientTools with %s is refused naming the field, before anything is stored', async (_what, clientTools, message) => {
+  ])('G1, G6: clientTools with %s is refused with InvalidClientToolsError naming the field, never the value', async (_what, clientTools, message) => {
     const error = await rejectionOf(app.runtime.execAgent({ agentId: 'camera', prompt: 'x', clientTools: clientTools as ClientToolDeclaration[] }));
     expect(error).toBeInstanceOf(InvalidClientToolsError);
     expect((error as Error).message).toMatch(message);
