@@ -17,6 +17,9 @@ import { EnvironmentSettingsCheck } from './config/environment/environment-setti
 import { ModelVariablesCheck } from './config/model-variables.check.js';
 import { ToolEntriesCheck } from './config/tool-entries.check.js';
 import { RuntimeDatabase } from './persistence/runtime-database.js';
+import { OperationEventsService } from './persistence/operation-events.service.js';
+import { OPERATION_EVENTS } from './runtime/operation-events.port.js';
+import { CompletionWaits } from './runtime/completion-waits.js';
 import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from './persistence/step-commit.store.js';
 import { TimelineSink } from './persistence/timeline-sink.js';
 import { TypeOrmRuntimeStore } from './persistence/typeorm-runtime-store.js';
@@ -36,6 +39,11 @@ import { EnvironmentWebhookSource } from './webhooks/environment-hooks.js';
 import { WebhookCallerHookValidator } from './webhooks/webhook-config.schema.js';
 import { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
 import { ShutdownCoordinator } from './shutdown-coordinator.js';
+import { TypeOrmOperationLeases } from './persistence/typeorm-operation-leases.js';
+import { OPERATION_LEASES } from './runtime/operation-leases.port.js';
+import { LeaseHolder } from './runtime/lease-holder.js';
+import { OperationReconciler } from './runtime/operation-reconciler.js';
+import { RECOVERY_SETTINGS, recoverySettings } from './runtime/recovery-settings.js';
 
 const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl ? { appUrl: options.webhooks.appUrl } : {});
 
@@ -72,12 +80,21 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     ToolEntriesCheck,
     ...TOOLS_PROVIDERS,
     RuntimeDatabase,
+    // DESIGN §4: committed changes as events (this process's, and on PostgreSQL the others' via LISTEN/NOTIFY).
+    OperationEventsService,
+    { provide: OPERATION_EVENTS, useExisting: OperationEventsService },
+    CompletionWaits,
     // No failpoints outside tests; a test overrides this provider to fail a commit between two writes.
     { provide: STEP_COMMIT_FAILPOINTS, useValue: NO_STEP_COMMIT_FAILPOINTS },
     TypeOrmRuntimeStore,
     { provide: RUNTIME_STORE, useExisting: TypeOrmRuntimeStore },
     TimelineSink,
     { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink },
+    // SPEC G2 in every mode: leases on running operations, and the reconciler that takes expired ones over.
+    { provide: RECOVERY_SETTINGS, useFactory: recoverySettings, inject: [AGENT_HOOKS_MODULE_OPTIONS] },
+    TypeOrmOperationLeases,
+    { provide: OPERATION_LEASES, useExisting: TypeOrmOperationLeases },
+    LeaseHolder,
     ToolCallRunner,
     CallRouter,
     Compactor,
@@ -87,11 +104,12 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     AgentRuntime,
     { provide: SUB_AGENTS, useExisting: OperationRunner },
     EngineLifecycle,
+    OperationReconciler,
     // Queue mode (idle otherwise): step jobs on BullMQ, workers, the reconciler.
     ...QUEUE_PROVIDERS,
     // G4: the only provider here with shutdown hooks; it stops, drains and closes everything above in order.
     ShutdownCoordinator,
   ],
-  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, ...TOOLS_EXPORTS],
+  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, OPERATION_EVENTS, RECOVERY_SETTINGS, ...TOOLS_EXPORTS],
 })
 export class AgentHooksModule extends AgentHooksConfigurableModule {}

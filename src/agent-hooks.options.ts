@@ -45,6 +45,17 @@ export interface AgentHooksModuleOptions {
   webhooks?: AgentHooksWebhookOptions;
   /** Graceful stop (SPEC G4). */
   shutdown?: AgentHooksShutdownOptions;
+  /** Recovery after a crash, in every mode (SPEC G2); the defaults take an operation over within 15 s. */
+  recovery?: AgentHooksRecoveryOptions;
+}
+
+export interface AgentHooksRecoveryOptions {
+  /** How long the process driving a step holds the operation's lease, renewed while it works (default 10 s). */
+  leaseMs?: number;
+  /** How often every process looks for expired leases, owed terminal sequences and owed notifications (default 5 s). */
+  reconcileEveryMs?: number;
+  /** Waiting on an operation follows its events; this slow re-read is only the backstop (default 10 s). */
+  recheckMs?: number;
 }
 
 export interface AgentHooksShutdownOptions {

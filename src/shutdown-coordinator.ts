@@ -22,13 +22,14 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { AGENT_HOOKS_MODULE_OPTIONS } from './agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from './agent-hooks.options.js';
 import { errorType } from './hooks/hook-errors.js';
+import { OperationEventsService } from './persistence/operation-events.service.js';
 import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { WebhookDeliveryWorkerHost } from './queue/delivery/webhook-delivery-worker.host.js';
 import { QueuedDeliveryService } from './queue/delivery/queued-delivery.service.js';
 import { StepQueue } from './queue/step-queue.js';
-import { StepReconciler } from './queue/step-reconciler.js';
 import { StepWorker } from './queue/step-worker.js';
 import { EngineLifecycle } from './runtime/engine-lifecycle.js';
+import { OperationReconciler } from './runtime/operation-reconciler.js';
 import { OperationRunner } from './runtime/operation-runner.js';
 import { RUNTIME_STORE, type RuntimeStore } from './runtime/runtime-store.port.js';
 import { McpServersService } from './runtime/tools/mcp-servers.service.js';
@@ -53,7 +54,7 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
   constructor(
     @Inject(AGENT_HOOKS_MODULE_OPTIONS) options: AgentHooksModuleOptions,
     private readonly runner: OperationRunner,
-    private readonly reconciler: StepReconciler,
+    private readonly reconciler: OperationReconciler,
     private readonly stepWorker: StepWorker,
     private readonly deliveryWorker: WebhookDeliveryWorkerHost,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
@@ -63,6 +64,7 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
     private readonly stepQueue: StepQueue,
     private readonly deliveryQueue: QueuedDeliveryService,
     private readonly database: RuntimeDatabase,
+    private readonly operationEvents: OperationEventsService,
   ) {
     this.graceMs = shutdownGraceMs(options);
   }
@@ -102,6 +104,8 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
     await this.step('Redis', async () => {
       await Promise.all([this.stepQueue.close(), this.deliveryQueue.close()]);
     });
+    // The PostgreSQL listening connection, just before the database it listens to.
+    await this.step('operation events', () => this.operationEvents.close());
     await this.step('database', () => this.database.close());
   }
 

@@ -4,6 +4,7 @@ import { InterventionEntity } from './entities/intervention.entity.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
+import { OwedWorkEntity } from './entities/owed-work.entity.js';
 import { TimelineCounterEntity } from './entities/timeline-counter.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
 
@@ -15,6 +16,7 @@ export const AGENT_HOOKS_ENTITIES = [
   ToolResultPlaceholderEntity,
   HookOutcomeEntity,
   TimelineCounterEntity,
+  OwedWorkEntity,
 ] as const;
 
 /** Every table the migrations create (the migrations table aside). */
@@ -26,4 +28,5 @@ export const AGENT_HOOKS_TABLES = [
   'agent_hooks_tool_result_placeholders',
   'agent_hooks_hook_outcomes',
   'agent_hooks_timeline_counters',
+  'agent_hooks_owed_work',
 ] as const;

@@ -39,16 +39,17 @@ export class InterventionStore {
     const rows = interventions.map(
       (item) => pendingInterventionRow(operationId, item, now),
     );
-    // One multi-row INSERT: atomic on its own.
-    await this.db.run((manager) =>
-      manager
+    // One multi-row INSERT, in a transaction so that on PostgreSQL its NOTIFY commits with it.
+    await this.db.transaction(async (manager, events) => {
+      await manager
         .createQueryBuilder()
         .insert()
         .into(InterventionEntity)
         .values(rows.map((row) => insertValues(row)))
         .updateEntity(false)
-        .execute(),
-    );
+        .execute();
+      events.publish({ operationId, kind: 'intervention' });
+    });
     return rows.map(toInterventionRecord);
   }
 
@@ -113,14 +114,17 @@ export class InterventionStore {
     condition: string,
     parameters: Record<string, unknown>,
   ): Promise<boolean> {
-    const result = await this.db.run((manager) =>
-      manager
+    // A transaction, though one statement: on PostgreSQL its NOTIFY commits with it, or neither does.
+    const result = await this.db.transaction(async (manager, events) => {
+      const update = await manager
         .createQueryBuilder()
         .update(InterventionEntity)
         .set(updateValues<InterventionEntity>(values))
         .where(`"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND ${condition}`, parameters)
-        .execute(),
-    );
+        .execute();
+      if (update.affected === 1) events.publish({ operationId: parameters['operationId'] as string, kind: 'intervention' });
+      return update;
+    });
     return result.affected === 1;
   }
 }

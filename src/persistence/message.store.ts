@@ -32,9 +32,11 @@ export class MessageStore {
 
   /** Appends `messages` in order, all or none; throws `OperationNotFoundError` for an unknown operation. */
   async append(operationId: string, messages: readonly NewMessage[]): Promise<MessageRecord[]> {
-    return this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager, events) => {
       if (!(await lockOperationRow(manager, this.db.dialect, operationId))) throw new OperationNotFoundError(operationId);
-      return insertMessages(manager, operationId, messages, nowIso(this.options));
+      const appended = await insertMessages(manager, operationId, messages, nowIso(this.options));
+      for (let index = 0; index < appended.length; index++) events.publish({ operationId, kind: 'message' });
+      return appended;
     });
   }
 }

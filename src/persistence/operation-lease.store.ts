@@ -65,6 +65,36 @@ export class OperationLeaseStore {
     return affected === 1;
   }
 
+  /**
+   * Gives the lease up so that a reconciler takes the operation over at its next pass: the lease is made
+   * expired rather than cleared, since an unleased running operation is left alone until it has been quiet
+   * for a while (it may be between two steps). False if `owner` no longer held it.
+   */
+  async handBack(operationId: string, owner: string): Promise<boolean> {
+    const affected = await this.update({ leaseUntil: this.now().toISOString() }, '"id" = :operationId AND "lease_owner" = :owner', { operationId, owner });
+    return affected === 1;
+  }
+
+  /**
+   * Running operations a reconciler takes over: those whose lease expired (their holder died or handed them
+   * back), and those nobody ever held that have not changed since `quietSince` (a process died between
+   * committing and driving, or between a queue step's commit and its successor's enqueue), oldest first.
+   */
+  async listRecoverable(quietSince: string, limit = 100): Promise<OperationRecord[]> {
+    const now = this.now().toISOString();
+    const rows = await this.db.run((manager) =>
+      manager
+        .createQueryBuilder(OperationEntity, 'operation')
+        .where('operation.status = :running', { running: 'running' })
+        .andWhere('((operation.leaseOwner IS NULL AND operation.updatedAt <= :quietSince) OR (operation.leaseOwner IS NOT NULL AND operation.leaseUntil <= :now))', { now, quietSince })
+        .orderBy('operation.updatedAt', 'ASC')
+        .addOrderBy('operation.id', 'ASC')
+        .limit(limit)
+        .getMany(),
+    );
+    return rows.map(toOperationRecord);
+  }
+
   /** Running operations nobody holds (never leased, or the lease expired): what a reconciler re-enqueues. */
   async listUnleased(limit = 100): Promise<OperationRecord[]> {
     const now = this.now().toISOString();

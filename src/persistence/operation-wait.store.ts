@@ -9,8 +9,13 @@
  * - `resume`: waiting → running, only when nothing is pending any more — of two callers resolving the last
  *   two items at once, exactly one resumes;
  * - `publishDeferred`: the compare-and-set on the empty placeholder (L4), the published tool message and
- *   the intervention's completion. The first final write wins; every later one changes nothing;
+ *   the intervention's completion. The first final write wins; every later one changes nothing. The
+ *   received result stored at the claim (SPEC G3) is replaced by the final one;
  * - `decide`: a human decision on a pending approval;
+ * - `decideDurably` (SPEC G3): the decision with everything it makes happen — the owed notifications about
+ *   it (claimed by the decider), then waiting → running (`approve`, `rejectAndContinue`, once nothing else
+ *   is pending) or the rejection receipt with the terminal transition (`reject`) — so a crash right after it
+ *   loses nothing and never makes a second decision necessary;
  * and neither `publishDeferred` nor `decide` writes anything once the operation is completed (G5).
  * None of them touch the optimistic version except the status transitions, so a step that is still
  * running is not made stale by a deferred result published beside it.
@@ -27,22 +32,63 @@ import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import type { MessageRecord, NewIntervention, NewToolMessage } from './records.js';
 import { StoreDatabase } from './store-database.js';
+import type { CommitEvents } from './store-database.js';
+import { TERMINAL_HOOKS_OWNER } from './operation.store.js';
+import { insertOwedNotifications, type OwedWorkRecord } from './owed-work.store.js';
+import type { OwedNotificationPoint, OperationStatus } from '../runtime/runtime-store.port.js';
+import type { OperationEventKind } from '../runtime/operation-events.port.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 export type PublishDeferredResult =
-  | { published: true; message: MessageRecord }
+  /** `resumed`: the result was the last pending item of a waiting operation, which is running again (same transaction). */
+  | { published: true; message: MessageRecord; resumed: boolean }
   /** `already_final`: the placeholder was final, missing, or claimed by another decider; `operation_completed`: G5. */
   | { published: false; reason: 'already_final' | 'operation_completed' };
 
 /** What a human decision met, read under the operation's row lock. */
 export type DecideOutcome = 'decided' | 'not_pending' | 'operation_completed';
 
+/** What commits with a durable decision besides the decision itself. */
+export interface DecisionEffects {
+  /** The hooks that observe the decision: one owed row each, inserted claimed by `claimant` until now + `holdMs`. */
+  notify: readonly OwedNotificationPoint[];
+  claimant: string;
+  holdMs: number;
+  /** `reject` only: the rejection receipt, published with the terminal transition. */
+  receipt?: NewToolMessage;
+  /** `reject`: who holds the terminal sequence, and how long; default `TERMINAL_HOOKS_OWNER` for `holdMs`. */
+  terminalHold?: { owner: string; ms: number };
+}
+
+/** What a durable decision committed; nothing at all unless `outcome` is `decided`. */
+export interface DurableDecisionResult {
+  outcome: DecideOutcome;
+  /** waiting → running committed with the decision. */
+  resumed: boolean;
+  /** `reject`: the terminal transition (reason `interrupted`) committed with the decision. */
+  completed: boolean;
+  owed: OwedWorkRecord[];
+  receipt?: MessageRecord;
+}
+
+/**
+ * Test and chaos seams: called at the end of a decision's or a deferred publish's transaction, after every
+ * write; a throw rolls all of them back.
+ */
+export interface OperationWaitFailpoints {
+  beforeCommit?(operationId: string, work: 'decideDurably' | 'publishDeferred'): void | Promise<void>;
+}
+
+export interface OperationWaitOptions extends StoreOptions {
+  failpoints?: OperationWaitFailpoints;
+}
+
 export class OperationWaitStore {
   private readonly db: StoreDatabase;
 
   constructor(
     dataSource: DataSource,
-    private readonly options: StoreOptions = {},
+    private readonly options: OperationWaitOptions = {},
   ) {
     this.db = StoreDatabase.for(dataSource);
   }
@@ -50,7 +96,7 @@ export class OperationWaitStore {
   /** Records the interventions not recorded yet (deferred ones with an empty placeholder); returns how many were new. */
   record(operationId: string, items: readonly NewIntervention[]): Promise<number> {
     if (items.length === 0) return Promise.resolve(0);
-    return this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager, events) => {
       await this.lock(manager, operationId);
       const existing = await manager.find(InterventionEntity, { where: { operationId }, select: { toolCallId: true } });
       const known = new Set(existing.map((row) => row.toolCallId));
@@ -69,10 +115,13 @@ export class OperationWaitStore {
             finalizedAt: null,
             claimedBy: null,
             claimedUntil: null,
+            receivedResult: null,
+            receivedAt: null,
           };
           await manager.createQueryBuilder().insert().into(ToolResultPlaceholderEntity).values(insertValues(placeholder)).updateEntity(false).execute();
         }
       }
+      if (fresh.length > 0) events.publish({ operationId, kind: 'intervention' });
       return fresh.length;
     });
   }
@@ -92,22 +141,28 @@ export class OperationWaitStore {
    * intervention (keeping `reply` private), in one transaction. Nothing is written when the operation is
    * completed — read under its row lock, so a concurrent cancel is either before (refused) or after (G5) —
    * or when the placeholder was already final (or never existed), or, given `claimant`, is not held by it.
+   * When the result was the last pending item of a waiting operation, the same transaction makes it
+   * runnable again (waiting → running, SPEC G3) — unless `resume: false` (the runtime's older two-step
+   * flow, which resumes in a transaction of its own).
    */
   publishDeferred(
     operationId: string,
     toolCallId: string,
     result: ToolResult,
     message: NewToolMessage,
-    options: { reply?: unknown; claimant?: string } = {},
+    options: { reply?: unknown; claimant?: string; resume?: boolean } = {},
   ): Promise<PublishDeferredResult> {
-    return this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager, events) => {
       const operation = await this.lock(manager, operationId);
       if (operation.status === 'completed') return { published: false, reason: 'operation_completed' };
       const now = nowIso(this.options);
       const finalize = manager
         .createQueryBuilder()
         .update(ToolResultPlaceholderEntity)
-        .set(updateValues<ToolResultPlaceholderEntity>({ state: 'final', result, finalizedAt: now, claimedBy: null, claimedUntil: null }))
+        .set(
+          // The received result goes: what stays is the final one, after the after-chain (G3, which may redact it).
+          updateValues<ToolResultPlaceholderEntity>({ state: 'final', result, finalizedAt: now, claimedBy: null, claimedUntil: null, receivedResult: null, receivedAt: null }),
+        )
         .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "state" = :empty', { operationId, toolCallId, empty: 'empty' });
       // A decider whose claim lapsed and was taken over has lost: the current claimant publishes.
       if (options.claimant !== undefined) finalize.andWhere('"claimed_by" = :claimant', { claimant: options.claimant });
@@ -120,7 +175,10 @@ export class OperationWaitStore {
         .set(updateValues<InterventionEntity>({ status: 'completed', reply: options.reply ?? null, updatedAt: now }))
         .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId', { operationId, toolCallId })
         .execute();
-      return { published: true, message: published! };
+      const resumed = options.resume !== false && (await this.resumeLocked(manager, operation, now));
+      publishAll(events, operation, resumed ? 'running' : operation.status, resumed, ['message', 'intervention']);
+      await this.options.failpoints?.beforeCommit?.(operationId, 'publishDeferred');
+      return { published: true, message: published!, resumed };
     });
   }
 
@@ -129,22 +187,118 @@ export class OperationWaitStore {
    * while the decision is written, so a concurrent terminal transition comes wholly before or after it.
    */
   decide(operationId: string, toolCallId: string, decision: InterventionDecision): Promise<DecideOutcome> {
-    return this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager, events) => {
       const operation = await this.lock(manager, operationId);
       if (operation.status === 'completed') return 'operation_completed';
-      const result = await manager
-        .createQueryBuilder()
-        .update(InterventionEntity)
-        .set(updateValues<InterventionEntity>(decisionValues(decision, nowIso(this.options))))
-        .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "status" = :pending AND "kind" = :approval', {
-          operationId,
-          toolCallId,
-          pending: 'pending',
-          approval: 'approval',
-        })
-        .execute();
-      return result.affected === 1 ? 'decided' : 'not_pending';
+      if (!(await this.writeDecision(manager, operationId, toolCallId, decision, nowIso(this.options)))) return 'not_pending';
+      publishAll(events, operation, operation.status, false, ['intervention']);
+      return 'decided';
     });
+  }
+
+  /**
+   * A human decision and what it makes happen, in one transaction under the operation's row lock (SPEC G3).
+   * Nothing is written when the operation is completed (G5) or the item is not a pending approval. Else:
+   * the decision; one owed row per `effects.notify` point, claimed by `effects.claimant` for `holdMs` (the
+   * decider delivers them; a reconciler only once that claim lapsed); then
+   * - `approve` / `rejectAndContinue`: waiting → running (version + 1) when nothing else is pending;
+   * - `reject`: the receipt (`effects.receipt`) and the terminal transition, as `OperationStore.complete`
+   *   makes it (reason `interrupted`, version + 1, the terminal sequence held for a while and then owed).
+   * The commit publishes `intervention`, `owed`, `message` and `status` events (after the commit only).
+   */
+  decideDurably(operationId: string, toolCallId: string, decision: InterventionDecision, effects: DecisionEffects): Promise<DurableDecisionResult> {
+    if (effects.receipt !== undefined && (decision.action !== 'reject' || effects.receipt.toolCallId !== toolCallId)) {
+      throw new TypeError('a decision receipt belongs to a reject of the same tool call');
+    }
+    return this.db.transaction(async (manager, events) => {
+      const operation = await this.lock(manager, operationId);
+      const nothing = (outcome: DecideOutcome): DurableDecisionResult => ({ outcome, resumed: false, completed: false, owed: [] });
+      if (operation.status === 'completed') return nothing('operation_completed');
+      const now = nowIso(this.options);
+      if (!(await this.writeDecision(manager, operationId, toolCallId, decision, now))) return nothing('not_pending');
+      const owed = await insertOwedNotifications(
+        manager,
+        operationId,
+        { toolCallId, action: decision.action, points: effects.notify, claimant: effects.claimant, holdMs: effects.holdMs },
+        now,
+      );
+      const kinds: OperationEventKind[] = ['intervention', ...(owed.length > 0 ? (['owed'] as const) : [])];
+      let resumed = false;
+      let receipt: MessageRecord | undefined;
+      if (decision.action === 'reject') {
+        if (effects.receipt) {
+          [receipt] = await insertMessages(manager, operationId, [effects.receipt], now);
+          kinds.push('message');
+        }
+        await this.completeLocked(manager, operationId, now, effects.terminalHold ?? { owner: TERMINAL_HOOKS_OWNER, ms: effects.holdMs });
+      } else {
+        resumed = await this.resumeLocked(manager, operation, now);
+      }
+      const completed = decision.action === 'reject';
+      publishAll(events, operation, completed ? 'completed' : resumed ? 'running' : operation.status, completed || resumed, kinds);
+      await this.options.failpoints?.beforeCommit?.(operationId, 'decideDurably');
+      return { outcome: 'decided', resumed, completed, owed, ...(receipt ? { receipt } : {}) };
+    });
+  }
+
+  /** The decision on a pending approval (a compare-and-set on its status): false when it was not pending. */
+  private async writeDecision(manager: EntityManager, operationId: string, toolCallId: string, decision: InterventionDecision, now: string): Promise<boolean> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(InterventionEntity)
+      .set(updateValues<InterventionEntity>(decisionValues(decision, now)))
+      .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "status" = :pending AND "kind" = :approval', {
+        operationId,
+        toolCallId,
+        pending: 'pending',
+        approval: 'approval',
+      })
+      .execute();
+    return result.affected === 1;
+  }
+
+  /**
+   * waiting → running (version + 1) inside the caller's transaction, which holds the operation's row: only
+   * when nothing is pending any more, so of two writers resolving the last two items exactly one resumes.
+   */
+  private async resumeLocked(manager: EntityManager, operation: OperationEntity, now: string): Promise<boolean> {
+    if (operation.status !== 'waiting') return false;
+    const pending = await manager.countBy(InterventionEntity, { operationId: operation.id, status: 'pending' });
+    if (pending > 0) return false;
+    const result = await manager
+      .createQueryBuilder()
+      .update(OperationEntity)
+      .set(updateValues<OperationEntity>({ status: 'running', updatedAt: now, version: () => '"version" + 1' }))
+      .where('"id" = :operationId AND "status" = :waiting', { operationId: operation.id, waiting: 'waiting' })
+      .execute();
+    return result.affected === 1;
+  }
+
+  /**
+   * The terminal transition of a stopping rejection inside the caller's transaction, the way
+   * `OperationStore.complete` makes it: reason `interrupted`, version + 1, the terminal sequence held by
+   * `hold.owner` until now + `hold.ms` — after that a reconciler runs it (`claimOwedTerminalHooks`).
+   */
+  private async completeLocked(manager: EntityManager, operationId: string, now: string, hold: { owner: string; ms: number }): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .update(OperationEntity)
+      .set(
+        updateValues<OperationEntity>({
+          status: 'completed',
+          reason: 'interrupted',
+          errorType: null,
+          errorMessage: null,
+          errorSummary: null,
+          leaseOwner: hold.owner,
+          leaseUntil: new Date(Date.parse(now) + hold.ms).toISOString(),
+          completedAt: now,
+          updatedAt: now,
+          version: () => '"version" + 1',
+        }),
+      )
+      .where('"id" = :operationId AND "status" <> :completed', { operationId, completed: 'completed' })
+      .execute();
   }
 
   private transition(
@@ -153,7 +307,7 @@ export class OperationWaitStore {
     to: 'running' | 'waiting',
     allowed: (pending: number) => boolean,
   ): Promise<boolean> {
-    return this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager, events) => {
       const row = await this.lock(manager, operationId);
       if (row.status !== from) return false;
       const pending = await manager.countBy(InterventionEntity, { operationId, status: 'pending' });
@@ -162,9 +316,12 @@ export class OperationWaitStore {
       const result = await manager
         .createQueryBuilder()
         .update(OperationEntity)
-        .set(updateValues<OperationEntity>({ status: to, updatedAt: now, version: () => '"version" + 1' }))
+        // A waiting operation holds no step, so no lease: whoever resumes it may take the lease at once.
+        .set(updateValues<OperationEntity>({ status: to, updatedAt: now, version: () => '"version" + 1', ...(to === 'waiting' ? { leaseOwner: null, leaseUntil: null } : {}) }))
         .where('"id" = :operationId AND "status" = :from', { operationId, from })
         .execute();
+      // The row is held (or, on SQLite, the gate is): its version moved by exactly one.
+      if (result.affected === 1) events.publish({ operationId, kind: 'status', status: to, version: row.version + 1 });
       return result.affected === 1;
     });
   }
@@ -174,4 +331,14 @@ export class OperationWaitStore {
     if (!row) throw new OperationNotFoundError(operationId);
     return row;
   }
+}
+
+/**
+ * Publishes one event per kind of change, each with the operation's status and version after the commit
+ * (`moved`: the transaction bumped the version), plus a `status` event when the status moved.
+ */
+function publishAll(events: CommitEvents, operation: OperationEntity, status: OperationStatus, moved: boolean, kinds: readonly OperationEventKind[]): void {
+  const version = moved ? operation.version + 1 : operation.version;
+  for (const kind of kinds) events.publish({ operationId: operation.id, kind, status, version });
+  if (moved) events.publish({ operationId: operation.id, kind: 'status', status, version });
 }

@@ -52,6 +52,15 @@ export interface CreatedOperation {
 export const TERMINAL_HOOKS_OWNER = 'terminal-sequence';
 export const TERMINAL_HOOKS_LEASE_MS = 60_000;
 
+/** Who runs the terminal sequence after the transition, and for how long before a reconciler may take it over. */
+export interface TerminalHold {
+  owner: string;
+  ms: number;
+}
+
+/** Ids per `completedAmong` query. */
+const COMPLETED_AMONG_CHUNK = 500;
+
 export interface TerminalError {
   type: string;
   /** Only for messages known to hold no user input (S3); the runtime records the type alone. */
@@ -77,7 +86,11 @@ export class OperationStore {
       if (existing) return { operation: existing, created: false };
     }
     try {
-      const operation = await this.db.transaction((manager) => this.insert(manager, input));
+      const operation = await this.db.transaction(async (manager, events) => {
+        const inserted = await this.insert(manager, input);
+        events.publish({ operationId: inserted.id, kind: 'created', status: inserted.status, version: inserted.version });
+        return inserted;
+      });
       return { operation, created: true };
     } catch (error) {
       // A concurrent create with the same key won the unique index: answer with its operation.
@@ -94,6 +107,23 @@ export class OperationStore {
     return row ? toOperationRecord(row) : null;
   }
 
+  /** Which of `operationIds` are completed: one indexed read per chunk of ids (bound parameters stay well under SQLite's limit). */
+  async completedAmong(operationIds: readonly string[]): Promise<string[]> {
+    const completed: string[] = [];
+    for (let start = 0; start < operationIds.length; start += COMPLETED_AMONG_CHUNK) {
+      const ids = operationIds.slice(start, start + COMPLETED_AMONG_CHUNK);
+      const rows = await this.db.run((manager) =>
+        manager
+          .createQueryBuilder(OperationEntity, 'operation')
+          .select('operation.id', 'id')
+          .where('operation.id IN (:...ids) AND operation.status = :completed', { ids, completed: 'completed' })
+          .getRawMany<{ id: string }>(),
+      );
+      for (const row of rows) completed.push(row.id);
+    }
+    return completed;
+  }
+
   async findByIdempotencyKey(ownerId: string | undefined, idempotencyKey: string): Promise<OperationRecord | null> {
     const row = await this.db.run((manager) =>
       manager.findOneBy(OperationEntity, { idempotencyOwner: ownerId ?? '', idempotencyKey }),
@@ -106,10 +136,11 @@ export class OperationStore {
    * true for the one caller that made it, false for every later one. Releases the lease and bumps the
    * version, so a step still running elsewhere cannot commit afterwards.
    */
-  async complete(operationId: string, reason: TerminalReason, error?: TerminalError): Promise<boolean> {
+  async complete(operationId: string, reason: TerminalReason, error?: TerminalError, hold?: TerminalHold): Promise<boolean> {
     const now = nowIso(this.options);
-    const result = await this.db.run((manager) =>
-      manager
+    // A transaction, though one statement: on PostgreSQL its NOTIFY commits with it, or neither does.
+    const result = await this.db.transaction(async (manager, events) => {
+      const update = await manager
         .createQueryBuilder()
         .update(OperationEntity)
         .set(
@@ -120,14 +151,31 @@ export class OperationStore {
           errorMessage: error?.message ?? null,
           errorSummary: error?.summary ?? null,
           // The completing process holds the terminal sequence for a while; after that, a reconciler may run it.
-          leaseOwner: TERMINAL_HOOKS_OWNER,
-          leaseUntil: new Date(Date.parse(now) + TERMINAL_HOOKS_LEASE_MS).toISOString(),
+          leaseOwner: hold?.owner ?? TERMINAL_HOOKS_OWNER,
+          leaseUntil: new Date(Date.parse(now) + (hold?.ms ?? TERMINAL_HOOKS_LEASE_MS)).toISOString(),
           completedAt: now,
           updatedAt: now,
           version: () => '"version" + 1',
         }),
         )
         .where('"id" = :operationId AND "status" <> :completed', { operationId, completed: 'completed' })
+        .execute();
+      // The new version is not read back here: subscribers that need it read the operation.
+      if (update.affected === 1) events.publish({ operationId, kind: 'status', status: 'completed' });
+      return update;
+    });
+    return result.affected === 1;
+  }
+
+  /** Extends `owner`'s hold on a completed operation's terminal sequence; false once it lapsed and was taken over. */
+  async renewTerminalHold(operationId: string, owner: string, ms: number): Promise<boolean> {
+    const until = new Date(Date.parse(nowIso(this.options)) + ms).toISOString();
+    const result = await this.db.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(OperationEntity)
+        .set(updateValues<OperationEntity>({ leaseUntil: until, version: () => '"version"' }))
+        .where('"id" = :operationId AND "status" = :completed AND "terminal_hooks_at" IS NULL AND "lease_owner" = :owner', { operationId, owner, completed: 'completed' })
         .execute(),
     );
     return result.affected === 1;

@@ -103,7 +103,8 @@ export function toPlaceholderRecord(row: ToolResultPlaceholderEntity): Placehold
     state: row.state,
     createdAt: row.createdAt,
   };
-  optional(record, row, ['result', 'finalizedAt']);
+  optional(record, row, ['result', 'finalizedAt', 'receivedAt']);
+  if (row.receivedResult !== null && row.receivedResult !== undefined) record.received = row.receivedResult;
   return record;
 }
 

@@ -107,6 +107,17 @@ export interface PlaceholderRecord {
   result?: ToolResult;
   createdAt: string;
   finalizedAt?: string;
+  /** A result received and not published yet (SPEC G3): its after-chain runs, or its decider died during it. */
+  received?: ToolResult;
+  receivedAt?: string;
+}
+
+/** A received deferred result handed to a reconciler to finish (its decider died during the after-chain). */
+export interface ReceivedDeferredRecord {
+  operationId: string;
+  toolCallId: string;
+  result: ToolResult;
+  receivedAt: string;
 }
 
 /** One timeline row (DESIGN §7 `GET …/timeline`). */

@@ -1,7 +1,7 @@
 /**
  * Retention (`agentctl purge --older-than 30d`): deletes completed operations that finished before a
- * cutoff, with everything that belongs to them — messages, caller hooks, timeline rows, interventions and
- * placeholders. Running and waiting operations are never touched, however old. Works in batches, each
+ * cutoff, with everything that belongs to them — messages, caller hooks, timeline rows, interventions,
+ * placeholders and owed notifications. Running and waiting operations are never touched, however old. Works in batches, each
  * its own transaction, so a large purge neither holds long locks nor leaves an operation half-deleted.
  */
 import type { DataSource, EntityManager } from 'typeorm';
@@ -10,6 +10,7 @@ import { InterventionEntity } from './entities/intervention.entity.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
+import { OwedWorkEntity } from './entities/owed-work.entity.js';
 import { TimelineCounterEntity } from './entities/timeline-counter.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
 import { StoreDatabase } from './store-database.js';
@@ -77,6 +78,8 @@ export class RetentionStore {
     }
     // The timeline's numbering goes with its rows (bookkeeping, not counted).
     await manager.createQueryBuilder().delete().from(TimelineCounterEntity).where('"operation_id" IN (:...ids)', { ids }).execute();
+    // So are its owed notifications (delivered long ago, or owed to an operation that is gone).
+    await manager.createQueryBuilder().delete().from(OwedWorkEntity).where('"operation_id" IN (:...ids)', { ids }).execute();
     // Re-checked here: an operation cannot leave `completed`, but the condition keeps the delete honest.
     const deleted = await manager
       .createQueryBuilder()

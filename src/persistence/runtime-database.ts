@@ -3,13 +3,15 @@
  * one. Closing flushes the timeline batcher before the DataSource goes. With `database: 'host'` the
  * DataSource is the host app's (see `host-data-source.ts`): checked, never migrated, never closed here.
  */
+import { existsSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { Subject, type Observable } from 'rxjs';
 import type { DataSource } from 'typeorm';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
 import { CallerHookStore } from './caller-hook.store.js';
-import { isHostDatabase } from './data-source-options.js';
+import { createDataSourceOptions, isHostDatabase, type AgentHooksDatabaseOption } from './data-source-options.js';
 import { HookOutcomeStore } from './hook-outcome.store.js';
 import { hostDataSource } from './host-data-source.js';
 import { MessageStore } from './message.store.js';
@@ -33,6 +35,12 @@ export class RuntimeDatabase {
   private readonly logger = new Logger('AgentHooksDatabase');
   private opening: Promise<RuntimeStores> | undefined;
   private opened: RuntimeStores | undefined;
+  private readonly openedSubject = new Subject<DataSource>();
+  /**
+   * The DataSource each time the database opened (never on subscribe: nothing opens it just for
+   * listening); what follows its committed changes (`OperationEventsService`) starts then.
+   */
+  readonly opened$: Observable<DataSource> = this.openedSubject.asObservable();
 
   constructor(
     @Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions,
@@ -52,6 +60,22 @@ export class RuntimeDatabase {
       throw error;
     });
     return this.opening;
+  }
+
+  /**
+   * Whether the database may hold work to recover, without opening it: an open one, a host's or a
+   * PostgreSQL one may; a SQLite file that does not exist yet, or an in-memory one never opened, cannot — a
+   * reconcile pass must not create a database an app that only uses hooks never asked for.
+   */
+  mayHoldWork(): boolean {
+    if (this.opened || this.opening || this.hostOwned) return true;
+    try {
+      const options = createDataSourceOptions(this.options.database as AgentHooksDatabaseOption | undefined);
+      if (options.type !== 'better-sqlite3') return true;
+      return options.database !== ':memory:' && existsSync(options.database);
+    } catch {
+      return false; // a bad database option is reported by whoever opens it
+    }
   }
 
   /** The stores if the database is already open, without opening it. */
@@ -84,6 +108,7 @@ export class RuntimeDatabase {
       timeline: new OutcomeBatcher(outcomes),
     };
     this.opened = stores;
+    this.openedSubject.next(dataSource);
     return stores;
   }
 }

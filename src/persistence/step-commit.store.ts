@@ -86,12 +86,15 @@ export class StepCommitStore {
     if ((input.patch?.status as string | undefined) === 'completed') {
       throw new TypeError("a step commit cannot complete an operation: use OperationStore.complete (exactly once)");
     }
-    return this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager, events) => {
       const now = nowIso(this.options);
       await this.updateOperation(manager, input, now);
       await this.options.failpoints?.afterOperationUpdate?.(input.operationId, input);
       const messages = await insertMessages(manager, input.operationId, input.messages ?? [], now);
       const operation = await manager.findOneByOrFail(OperationEntity, { id: input.operationId });
+      // Out after the commit, never for a rollback (DESIGN §4).
+      events.publish({ operationId: input.operationId, kind: 'status', status: operation.status, version: operation.version });
+      for (let index = 0; index < messages.length; index++) events.publish({ operationId: input.operationId, kind: 'message', version: operation.version });
       return { operation: toOperationRecord(operation), messages };
     });
   }

@@ -7,14 +7,43 @@
  * stores built on it). better-sqlite3 runs statements synchronously anyway, so the gate costs no
  * parallelism. Work passed in must use the given `EntityManager` only, never another store (re-entering
  * the gate would wait for itself).
+ *
+ * It is also where committed changes become events (DESIGN §4): work publishes what it changed through the
+ * `CommitEvents` it is given; the events reach `committed$` only once the work committed (never for a
+ * rollback), and on PostgreSQL one `pg_notify` inside the same transaction carries them to the other
+ * processes — delivered by PostgreSQL on commit, so a listener never sees an event for a rolled-back change.
  */
+import { randomUUID } from 'node:crypto';
+import { Subject, type Observable } from 'rxjs';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { OperationEvent } from '../runtime/operation-events.port.js';
 import { dialectOf, qualifiedTable, type SqlDialect } from './dialect.js';
+
+/** The PostgreSQL channel of operation events (`LISTEN agent_hooks_events`). */
+export const OPERATION_EVENTS_CHANNEL = 'agent_hooks_events';
+
+/** A `pg_notify` payload: the events of one commit and who committed them. */
+export interface NotifiedEvents {
+  /** The committing `StoreDatabase` (its own listener skips them: they were published locally already). */
+  origin: string;
+  events: OperationEvent[];
+}
+
+/** What a unit of work publishes; the events go out after it committed. */
+export interface CommitEvents {
+  publish(event: OperationEvent): void;
+}
 
 const databases = new WeakMap<DataSource, StoreDatabase>();
 
+/** NOTIFY payloads are limited to 8,000 bytes: a commit with more events is sent in several. */
+const EVENTS_PER_NOTIFY = 40;
+
 export class StoreDatabase {
   readonly dialect: SqlDialect;
+  /** Names this database handle in the events it notifies, so its own listener can skip them. */
+  readonly origin = randomUUID();
+  private readonly committed = new Subject<OperationEvent>();
   /** The end of the SQLite queue; each call chains onto it. */
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -32,19 +61,54 @@ export class StoreDatabase {
     return database;
   }
 
+  /** Events of every change committed through this handle, in commit order. */
+  get committed$(): Observable<OperationEvent> {
+    return this.committed.asObservable();
+  }
+
   /** Runs `work` in one transaction: everything it writes commits together or not at all. */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.exclusive(() => this.dataSource.transaction(work));
+  async transaction<T>(work: (manager: EntityManager, events: CommitEvents) => Promise<T>): Promise<T> {
+    const pending: OperationEvent[] = [];
+    const events: CommitEvents = { publish: (event) => void pending.push(event) };
+    const result = await this.exclusive(() =>
+      this.dataSource.transaction(async (manager) => {
+        const value = await work(manager, events);
+        await this.notify(manager, pending);
+        return value;
+      }),
+    );
+    this.emit(pending);
+    return result;
   }
 
   /** Runs `work` outside a transaction: single statements (each atomic on its own) and reads. */
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.exclusive(() => work(this.dataSource.manager));
+  async run<T>(work: (manager: EntityManager, events: CommitEvents) => Promise<T>): Promise<T> {
+    const pending: OperationEvent[] = [];
+    const events: CommitEvents = { publish: (event) => void pending.push(event) };
+    const result = await this.exclusive(async () => {
+      const value = await work(this.dataSource.manager, events);
+      await this.notify(this.dataSource.manager, pending);
+      return value;
+    });
+    this.emit(pending);
+    return result;
   }
 
   /** `"schema"."table"` for hand-written SQL. */
   table(name: string): string {
     return qualifiedTable(this.dataSource, name);
+  }
+
+  private async notify(manager: EntityManager, events: readonly OperationEvent[]): Promise<void> {
+    if (this.dialect !== 'postgres' || events.length === 0) return;
+    for (let start = 0; start < events.length; start += EVENTS_PER_NOTIFY) {
+      const payload: NotifiedEvents = { origin: this.origin, events: events.slice(start, start + EVENTS_PER_NOTIFY) };
+      await manager.query('SELECT pg_notify($1, $2)', [OPERATION_EVENTS_CHANNEL, JSON.stringify(payload)]);
+    }
+  }
+
+  private emit(events: readonly OperationEvent[]): void {
+    for (const event of events) this.committed.next(event);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {

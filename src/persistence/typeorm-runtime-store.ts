@@ -3,12 +3,17 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { TerminalReason, ToolResult } from '../hooks/agent-events.js';
 import type {
+  DecisionEffects,
   DecisionOutcome,
   DeferredPublishOutcome,
+  DurableDecision,
+  DurableDeferredPublish,
   InterventionAction,
   NewMessage,
   NewOperation,
   NewStoredIntervention,
+  OwedNotification,
+  ReceivedDeferredResult,
   RuntimeStore,
   StoredCallerHook,
   StoredIntervention,
@@ -17,7 +22,8 @@ import type {
   ToolMessage,
 } from '../runtime/runtime-store.port.js';
 import { InterventionStore } from './intervention.store.js';
-import { OperationWaitStore } from './operation-wait.store.js';
+import { OperationWaitStore, type PublishDeferredResult } from './operation-wait.store.js';
+import { OwedWorkStore, type OwedWorkRecord } from './owed-work.store.js';
 import { RuntimeDatabase } from './runtime-database.js';
 import { ToolResultPlaceholderStore } from './tool-result-placeholder.store.js';
 
@@ -26,6 +32,7 @@ interface WaitStores {
   interventions: InterventionStore;
   waits: OperationWaitStore;
   placeholders: ToolResultPlaceholderStore;
+  owed: OwedWorkStore;
 }
 
 @Injectable()
@@ -41,6 +48,11 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
 
   async getOperation(id: string): Promise<StoredOperation | null> {
     return (await this.database.stores()).operations.get(id);
+  }
+
+  async completedAmong(operationIds: readonly string[]): Promise<string[]> {
+    if (operationIds.length === 0) return [];
+    return (await this.database.stores()).operations.completedAmong(operationIds);
   }
 
   async callerHooks(operationId: string): Promise<StoredCallerHook[]> {
@@ -70,8 +82,8 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return { operation: result.operation, ...(result.messages[0] ? { message: result.messages[0] } : {}) };
   }
 
-  async complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }): Promise<boolean> {
-    return (await this.database.stores()).operations.complete(operationId, reason, error);
+  async complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }, hold?: { owner: string; ms: number }): Promise<boolean> {
+    return (await this.database.stores()).operations.complete(operationId, reason, error, hold);
   }
 
   async markTerminalHooksDone(operationId: string): Promise<void> {
@@ -129,18 +141,50 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await (await this.wait()).placeholders.get(operationId, toolCallId))?.state ?? null;
   }
 
-  async claimDeferred(operationId: string, toolCallId: string, claimant: string, holdMs: number): Promise<boolean> {
-    return (await this.wait()).placeholders.claim(operationId, toolCallId, claimant, holdMs);
+  async claimDeferred(operationId: string, toolCallId: string, claimant: string, holdMs: number, received?: ToolResult): Promise<boolean> {
+    return (await this.wait()).placeholders.claim(operationId, toolCallId, claimant, holdMs, received);
   }
 
-  async releaseDeferred(operationId: string, toolCallId: string, claimant: string): Promise<void> {
-    await (await this.wait()).placeholders.release(operationId, toolCallId, claimant);
+  async releaseDeferred(operationId: string, toolCallId: string, claimant: string, options: { keepReceived?: boolean } = {}): Promise<void> {
+    await (await this.wait()).placeholders.release(operationId, toolCallId, claimant, options);
+  }
+
+  async claimReceivedDeferred(claimant: string, holdMs: number, limit?: number): Promise<ReceivedDeferredResult[]> {
+    const received = await (await this.wait()).placeholders.claimReceived(claimant, holdMs, limit);
+    return received.map(({ operationId, toolCallId, result }) => ({ operationId, toolCallId, result }));
   }
 
   async publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DeferredPublishOutcome> {
+    // The older flow: the runtime resumes in a transaction of its own afterwards (`resume`).
+    const outcome = await (await this.wait()).waits.publishDeferred(operationId, toolCallId, result, message, { claimant, resume: false });
+    return deferredOutcome(outcome);
+  }
+
+  async decideDurably(
+    operationId: string,
+    toolCallId: string,
+    decision: { action: InterventionAction; reason?: string; decidedBy?: string },
+    effects: DecisionEffects,
+  ): Promise<DurableDecision> {
+    const result = await (await this.wait()).waits.decideDurably(operationId, toolCallId, decision, effects);
+    return { outcome: result.outcome, resumed: result.resumed, completed: result.completed, owed: result.owed.map(toOwedNotification), ...(result.receipt ? { receipt: result.receipt } : {}) };
+  }
+
+  async publishDeferredDurably(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DurableDeferredPublish> {
     const outcome = await (await this.wait()).waits.publishDeferred(operationId, toolCallId, result, message, { claimant });
-    if (outcome.published) return 'published';
-    return outcome.reason === 'operation_completed' ? 'operation_completed' : 'already_completed';
+    return outcome.published ? { outcome: 'published', resumed: outcome.resumed, message: outcome.message } : { outcome: deferredOutcome(outcome), resumed: false };
+  }
+
+  async claimOwedNotifications(owner: string, holdMs: number, limit?: number): Promise<OwedNotification[]> {
+    return (await (await this.wait()).owed.claimOwed(owner, holdMs, limit)).map(toOwedNotification);
+  }
+
+  async markNotificationDelivered(id: string): Promise<void> {
+    await (await this.wait()).owed.markDelivered(id);
+  }
+
+  async releaseNotification(id: string, owner: string): Promise<void> {
+    await (await this.wait()).owed.release(id, owner);
   }
 
   private async wait(): Promise<WaitStores> {
@@ -151,9 +195,19 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
         interventions: new InterventionStore(dataSource),
         waits: new OperationWaitStore(dataSource),
         placeholders: new ToolResultPlaceholderStore(dataSource),
+        owed: new OwedWorkStore(dataSource),
       };
       this.waitStores.set(dataSource, stores);
     }
     return stores;
   }
+}
+
+function deferredOutcome(outcome: PublishDeferredResult): DeferredPublishOutcome {
+  if (outcome.published) return 'published';
+  return outcome.reason === 'operation_completed' ? 'operation_completed' : 'already_completed';
+}
+
+function toOwedNotification({ id, operationId, point, toolCallId, action, attempts }: OwedWorkRecord): OwedNotification {
+  return { id, operationId, point, toolCallId, ...(action ? { action } : {}), attempts };
 }

@@ -1,22 +1,21 @@
 /**
  * Runs step jobs in this process (queue mode with `worker` on). For each job: the database lease first —
  * one holder per operation, renewed while the step runs, fencing every commit of the step —, then one
- * step through `OperationRunner.runQueuedStep`. While a step runs, the worker watches for the operation being
- * cancelled elsewhere and aborts it. On shutdown it stops taking jobs and hands running steps back.
+ * step through `OperationRunner.runQueuedStep`. While a step runs, the worker follows the operation's events
+ * (DESIGN §4: no polling) and aborts the step when one says it was completed elsewhere (a cancel). On shutdown it stops taking jobs and hands running steps back.
  */
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
+import type { Subscription } from 'rxjs';
 import { errorType } from '../hooks/hook-errors.js';
 import { OperationRunner, type QueuedStepOutcome } from '../runtime/operation-runner.js';
+import { OPERATION_EVENTS, type OperationEvents } from '../runtime/operation-events.port.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
-import { LeaseStores } from './lease-stores.js';
+import { LeaseHolder } from '../runtime/lease-holder.js';
 import { redisConnection } from './queue-connection.js';
 import { QUEUE_SETTINGS, STEP_QUEUE_NAME, type QueueSettings } from './queue-settings.js';
 import { StepQueue, type StepJobData } from './step-queue.js';
 
-/** How often a running step checks whether its operation was cancelled elsewhere. */
-const CANCEL_POLL_MS = 500;
 /** How long a job waits before trying again when another worker holds the operation. */
 const BUSY_RETRY_MS = 200;
 
@@ -27,16 +26,16 @@ export class StepHandedBackError extends Error {
 @Injectable()
 export class StepWorker implements OnApplicationBootstrap {
   private readonly logger = new Logger('AgentHooks:StepWorker');
-  private readonly workerId = `${process.pid}:${randomUUID()}`;
   private readonly stopping = new AbortController();
   private worker: Worker<StepJobData> | undefined;
 
   constructor(
     @Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings,
     private readonly runtime: OperationRunner,
-    private readonly leases: LeaseStores,
+    private readonly leases: LeaseHolder,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     private readonly steps: StepQueue,
+    @Inject(OPERATION_EVENTS) private readonly events: OperationEvents,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -69,35 +68,28 @@ export class StepWorker implements OnApplicationBootstrap {
     const operation = await this.store.getOperation(operationId);
     // Done, waiting, or moved on: a job for a newer version carries the operation from here.
     if (!operation || operation.status !== 'running' || operation.version !== version) return;
-    const leases = await this.leases.leases();
-    const owner = `${this.workerId}:${randomUUID()}`;
-    if (!(await leases.acquire(operationId, owner, this.settings.leaseMs))) {
+    // Watched from before the lease is taken (the lease refuses a completed operation): a cancel committed
+    // from then on is never missed.
+    const abort = new AbortController();
+    const watch = this.watchForCancel(operationId, abort);
+    const lease = await this.leases.hold(operationId).catch((error: unknown) => {
+      watch.unsubscribe();
+      throw error;
+    });
+    if (!lease) {
+      watch.unsubscribe();
       // Another worker holds the operation (a duplicate job, or the holder died and its lease has not lapsed).
       const { DelayedError } = await import('bullmq');
       await job.moveToDelayed(Date.now() + BUSY_RETRY_MS, token);
       throw new DelayedError();
     }
-    const abort = new AbortController();
-    const signal = AbortSignal.any([abort.signal, this.stopping.signal]);
-    const renew = setInterval(() => {
-      void leases.renew(operationId, owner, this.settings.leaseMs).then(
-        (held) => held ?? abort.abort(new Error('lease lost')),
-        () => undefined,
-      );
-    }, Math.max(250, Math.floor(this.settings.leaseMs / 3)));
-    const watch = setInterval(() => {
-      void this.store.getOperation(operationId).then(
-        (now) => (now?.status === 'completed' ? abort.abort(new Error('cancelled elsewhere')) : undefined),
-        () => undefined,
-      );
-    }, CANCEL_POLL_MS);
+    const signal = AbortSignal.any([abort.signal, this.stopping.signal, lease.lost]);
     let outcome: QueuedStepOutcome;
     try {
-      outcome = await this.runtime.runQueuedStep(operationId, { leaseOwner: owner, signal });
+      outcome = await this.runtime.runQueuedStep(operationId, { leaseOwner: lease.owner, signal });
     } finally {
-      clearInterval(renew);
-      clearInterval(watch);
-      await leases.release(operationId, owner).catch(() => false);
+      watch.unsubscribe();
+      await lease.release();
     }
     if (outcome === 'handedBack') throw new StepHandedBackError(`step of ${operationId} handed back by a stopping worker`);
     if (outcome === 'next') {
@@ -107,5 +99,23 @@ export class StepWorker implements OnApplicationBootstrap {
         this.logger.warn(`could not schedule the next step of ${operationId} (${errorType(error)}); the reconciler will`);
       });
     }
+  }
+
+  /**
+   * Aborts when an event says the operation was completed; after a `resync` (events may have been missed)
+   * or a status event that does not say which status, it reads the operation once.
+   */
+  private watchForCancel(operationId: string, abort: AbortController): Subscription {
+    const cancelled = () => abort.abort(new Error('cancelled elsewhere'));
+    return this.events.of(operationId).subscribe((event) => {
+      if (abort.signal.aborted) return;
+      if (event.kind !== 'resync' && event.status === 'completed') return cancelled();
+      if (event.kind === 'resync' || (event.kind === 'status' && event.status === undefined)) {
+        void this.store.getOperation(operationId).then(
+          (now) => (now?.status === 'completed' ? cancelled() : undefined),
+          () => undefined,
+        );
+      }
+    });
   }
 }

@@ -2,13 +2,15 @@
  * One decider at a time for a deferred result (G5): before a result's after-chain runs, its empty
  * placeholder is claimed in the database for this call, so a concurrent duplicate — in this process or
  * another on the same database — is turned away instead of calling the caller's policy again. The claim
- * is renewed while the chain runs and lapses on its own if this process dies mid-chain.
+ * is renewed while the chain runs and lapses on its own if this process dies mid-chain. The claim stores the
+ * result it decides (SPEC G3): once a dead decider's claim lapsed, a reconciler takes the stored result over
+ * (`held`) and finishes the chain, so nobody has to post it again.
  */
+import type { ToolResult } from '../hooks/agent-events.js';
 import type { RuntimeStore } from './runtime-store.port.js';
 
-/** How long a claim lasts without renewal: how long a crashed decider can block a retried result. */
+/** How long a claim lasts without renewal unless the caller says: how long a crashed decider blocks the call. */
 export const DEFERRED_CLAIM_HOLD_MS = 30_000;
-const RENEW_EVERY_MS = DEFERRED_CLAIM_HOLD_MS / 3;
 
 export class DeferredClaim {
   private readonly renewal: NodeJS.Timeout;
@@ -18,23 +20,42 @@ export class DeferredClaim {
     private readonly operationId: string,
     private readonly toolCallId: string,
     readonly claimant: string,
+    holdMs: number,
   ) {
     // Claiming again as the same claimant extends it; a failed renewal leaves the claim to lapse.
-    this.renewal = setInterval(() => void store.claimDeferred(operationId, toolCallId, claimant, DEFERRED_CLAIM_HOLD_MS).catch(() => undefined), RENEW_EVERY_MS);
+    this.renewal = setInterval(() => void store.claimDeferred(operationId, toolCallId, claimant, holdMs).catch(() => undefined), holdMs / 3);
     this.renewal.unref();
   }
 
-  /** The claim for `claimant`, or null while another decider holds the placeholder or once it is final. */
-  static async take(store: RuntimeStore, operationId: string, toolCallId: string, claimant: string): Promise<DeferredClaim | null> {
-    if (!(await store.claimDeferred(operationId, toolCallId, claimant, DEFERRED_CLAIM_HOLD_MS))) return null;
-    return new DeferredClaim(store, operationId, toolCallId, claimant);
+  /**
+   * The claim for `claimant`, storing `received` (the result to decide) with it; null while another decider
+   * holds the placeholder, while a received result waits for a reconciler, or once it is final.
+   */
+  static async take(
+    store: RuntimeStore,
+    operationId: string,
+    toolCallId: string,
+    claimant: string,
+    options: { received?: ToolResult; holdMs?: number } = {},
+  ): Promise<DeferredClaim | null> {
+    const holdMs = options.holdMs ?? DEFERRED_CLAIM_HOLD_MS;
+    if (!(await store.claimDeferred(operationId, toolCallId, claimant, holdMs, options.received))) return null;
+    return new DeferredClaim(store, operationId, toolCallId, claimant, holdMs);
   }
 
-  /** Stops renewing; unless the result was published (which clears the claim), frees the placeholder for another result. */
-  async end(published: boolean): Promise<void> {
+  /** A claim `claimant` already holds (a reconciler took a received result over): renewed from now on. */
+  static held(store: RuntimeStore, operationId: string, toolCallId: string, claimant: string, holdMs: number): DeferredClaim {
+    return new DeferredClaim(store, operationId, toolCallId, claimant, holdMs);
+  }
+
+  /**
+   * Stops renewing; unless the result was published (which clears the claim), frees the placeholder for
+   * another result — with the received result dropped, unless `keepReceived` (it is finished later).
+   */
+  async end(published: boolean, options: { keepReceived?: boolean } = {}): Promise<void> {
     clearInterval(this.renewal);
     if (published) return;
     // A release that fails only delays the next result until the claim lapses.
-    await this.store.releaseDeferred(this.operationId, this.toolCallId, this.claimant).catch(() => undefined);
+    await this.store.releaseDeferred(this.operationId, this.toolCallId, this.claimant, options).catch(() => undefined);
   }
 }

@@ -6,10 +6,12 @@
  * `on_run_error`. Caller hooks are registered in memory for the life of the operation and unregistered
  * at its end (A4); their webhook parts are persisted with the operation (W3, L2).
  *
- * An operation that waits (approval, deferred result) holds no step: its `done` stays pending while this
- * process watches the database, so the operation may be resumed here or by another process on the same
- * database, and `done` settles wherever it ends. Resuming is a database compare-and-set (waiting →
- * running): of two processes resolving the last pending item at once, exactly one drives the next step.
+ * Steps run while this process holds the operation's lease (SPEC G2); an operation that waits (approval,
+ * deferred result) holds no step and no timer: its `done` follows the operation's events, so it may be
+ * resumed here or by another process on the same database, and `done` settles wherever it ends. A decision
+ * and "runnable again" commit together (G3); of two processes resolving the last pending items at once,
+ * exactly one resumes it. Whatever a dead process left — an expired lease, an owed notification, an owed
+ * terminal sequence — the `OperationReconciler` of a surviving one takes over.
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
@@ -22,13 +24,17 @@ import { HookRegistry } from '../hooks/hook-registry.js';
 import { AGENT_DIRECTORY, type AgentDirectory } from './agent-directory.port.js';
 import {
   RUNTIME_STORE,
-  type DeferredPublishOutcome,
+  type DurableDecision,
+  type DurableDeferredPublish,
   type InterventionAction,
+  type OwedNotification,
+  type OwedNotificationPoint,
   type RuntimeStore,
   type StoredCallerHook,
   type StoredIntervention,
   type StoredOperation,
   type StoredRunContext,
+  type ToolMessage,
 } from './runtime-store.port.js';
 import {
   AlreadyCompletedError,
@@ -50,6 +56,9 @@ import { DeferredClaim } from './deferred-claim.js';
 import { ToolCallRunner } from './tool-call.runner.js';
 import type { SubAgents, SubAgentStart } from './sub-agent.port.js';
 import { STEP_SCHEDULER, type QueuedStepContext, type StepScheduler } from './step-scheduler.port.js';
+import { LeaseHolder, type HeldLease } from './lease-holder.js';
+import { CompletionWaits } from './completion-waits.js';
+import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 import { StepExecutor } from './step-executor.js';
 import { agentEventBase } from './agent-event-base.js';
 import { errorSummary } from './error-summary.js';
@@ -100,15 +109,18 @@ interface LiveOperation {
   /** A resume arrived while the loop was still returning from its pause: go on instead of stopping. */
   resumeRequested: boolean;
   settled: boolean;
+  /** This process runs the terminal sequence: a completion event is its own, not a cancel. */
+  finishing: boolean;
+  /** A completion watcher is subscribed (one per live operation). */
+  watched: boolean;
   done: Promise<OperationResult>;
   settle(result: OperationResult): void;
+  /** The app closed before the operation completed: `done` rejects (the operation goes on elsewhere or after a restart). */
+  abandon(error: Error): void;
 }
 
-/** How often `done` of an operation driven elsewhere checks the database: from the first delay up to the last. */
-const COMPLETION_POLL_MS = 200;
-const COMPLETION_POLL_MAX_MS = 2_000;
-/** How long a reconciler holds an owed terminal sequence it claimed before another may take it over. */
-const OWED_TERMINAL_HOLD_MS = 60_000;
+/** Received deferred results one reconcile pass finishes at most; the next pass takes the rest. */
+const RECEIVED_DEFERRED_PER_PASS = 50;
 /** Operations in one chain of `agents/call`, the top-level one included. */
 export const MAX_SUB_AGENT_DEPTH = 5;
 
@@ -130,8 +142,6 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
   private readonly inFlight = new Set<Promise<void>>();
   /** This runtime instance, in claims it makes (owed terminal sequences). */
   private readonly instanceId = `${process.pid}:${randomUUID()}`;
-  /** Local mode: owed terminal sequences are looked for once, on first use (the database opens lazily). */
-  private owedChecked = false;
   /** Set once the application bootstrapped: every `@Tool` and `@OnHook` was discovered at module init. */
   private bootstrapped = false;
 
@@ -143,6 +153,9 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
+    private readonly leases: LeaseHolder,
+    @Inject(RECOVERY_SETTINGS) private readonly recovery: RecoverySettings,
+    private readonly waits: CompletionWaits,
     /** Queue mode only: steps run as jobs on any worker instead of in this process. */
     @Optional() @Inject(STEP_SCHEDULER) private readonly scheduler?: StepScheduler,
   ) {}
@@ -196,14 +209,6 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     } catch (error) {
       this.registry.unregister(operationId);
       throw error;
-    }
-    // Once the database answered: a database that cannot open is reported once, by the caller's error.
-    if (!this.owedChecked && !this.scheduler) {
-      this.owedChecked = true;
-      this.track(this.runOwedTerminalSequences().then(
-        () => undefined,
-        (error: unknown) => this.logger.warn(`owed terminal sequences: ${errorType(error)}`),
-      ));
     }
     if (stored.id !== operationId) {
       // The idempotency key named an existing operation: answer with it, start nothing new.
@@ -273,43 +278,53 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     await this.finish(operationId, live, 'interrupted');
   }
 
-  /** Approves a pending call (SPEC A3): it runs, through every hook, when the operation resumes. */
+  /**
+   * Approves a pending call (SPEC A3): it runs, through every hook, when the operation resumes. The
+   * decision, "runnable again" and the owed `afterHumanIntervention` commit together (G3); the hook is
+   * delivered after the commit, then the operation goes on. A crash in between loses nothing: a reconciler
+   * delivers the notification and drives the operation.
+   */
   async approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
-    const { operation } = await this.decide(operationId, toolCallId, 'approve', undefined, options.decidedBy);
+    const { operation, decided } = await this.decide(operationId, toolCallId, { action: 'approve', ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}) }, 'afterHumanIntervention');
     const live = this.ensureLive(operation);
-    // The decision is stored: a failing hook (a `fallback: 'none'` delivery) must not leave the run stuck.
+    // The decision is committed: a failing hook (a `fallback: 'none'` delivery) must not leave the run stuck.
     try {
-      await this.dispatchOn(operation, live, { type: 'afterHumanIntervention', action: 'approve', toolCallId });
+      await this.deliverOwned(operation, live, decided.owed, {});
     } finally {
-      await this.resumeIfReady(operationId, live);
+      if (decided.resumed) await this.goOn(operationId, live);
     }
   }
 
   /**
    * Rejects a pending call. By default the operation stops (`onStopByHumanIntervention`, reason
-   * `interrupted`); with `continue: true` the reason becomes the call's result and the run goes on.
+   * `interrupted`): the decision, the rejection receipt and the terminal transition commit together and the
+   * terminal sequence follows. With `continue: true` the reason becomes the call's result and the run goes on.
    */
   async reject(operationId: string, toolCallId: string, options: { reason?: string; continue?: boolean; decidedBy?: string } = {}): Promise<void> {
-    const action = options.continue ? 'rejectAndContinue' : 'reject';
-    const { operation, item } = await this.decide(operationId, toolCallId, action, options.reason, options.decidedBy);
-    const live = this.ensureLive(operation);
+    const decision = {
+      action: options.continue ? ('rejectAndContinue' as const) : ('reject' as const),
+      ...(options.reason !== undefined ? { reason: options.reason } : {}),
+      ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}),
+    };
     const reason = options.reason !== undefined ? { rejectionReason: options.reason } : {};
     if (options.continue) {
+      const { operation, decided } = await this.decide(operationId, toolCallId, decision, 'afterHumanIntervention');
+      const live = this.ensureLive(operation);
       try {
-        await this.dispatchOn(operation, live, { type: 'afterHumanIntervention', action, toolCallId, ...reason });
+        await this.deliverOwned(operation, live, decided.owed, reason);
       } finally {
-        await this.resumeIfReady(operationId, live);
+        if (decided.resumed) await this.goOn(operationId, live);
       }
       return;
     }
+    const holder = this.terminalHolder();
+    const { operation, decided } = await this.decide(operationId, toolCallId, decision, 'onStopByHumanIntervention', holder);
+    const live = this.ensureLive(operation);
+    // A step of this process still running (the decision landed before it paused) stops at its next commit.
     try {
-      await this.dispatchOn(operation, live, { type: 'onStopByHumanIntervention', toolCallId, ...reason });
+      await this.deliverOwned(operation, live, decided.owed, reason);
     } finally {
-      // The stop receipt holds no tool output: published directly (P2), then the operation ends.
-      const current = await this.operation(operationId);
-      const call = { id: item.toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
-      await this.store.commit(operationId, current.version, rejectionReceipt(call, options.reason), {});
-      await this.finish(operationId, live, 'interrupted');
+      await this.afterTransition(operationId, live, 'interrupted', undefined, decided.completed ? holder : undefined);
     }
   }
 
@@ -320,7 +335,9 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * `AlreadyCompletedError` and changes nothing. One result at a time runs the after-chain: a duplicate
    * arriving meanwhile is `AlreadyCompletedError` too (G5). Once the operation is completed, nothing is
    * published and `OperationCompletedError` is thrown — decided in the publishing transaction, so a
-   * cancel that lands while the after-chain decides wins.
+   * cancel that lands while the after-chain decides wins. The result is stored with the claim, before the
+   * after-chain (SPEC G3): if this process dies during the chain, a reconciler finishes it
+   * (`finishReceivedDeferred`) and a second post stays `AlreadyCompletedError`.
    */
   async completeDeferred(operationId: string, toolCallId: string, result: { content: string; success?: boolean }): Promise<{ published: true }> {
     if (typeof result?.content !== 'string') throw new TypeError('result.content must be a string');
@@ -331,18 +348,23 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'deferred call');
     if ((await this.store.placeholderState(operationId, toolCallId)) !== 'empty') throw new AlreadyCompletedError(operationId, toolCallId);
     if (operation.status === 'completed') throw new OperationCompletedError(operationId, toolCallId);
-    const claim = await DeferredClaim.take(this.store, operationId, toolCallId, `${this.instanceId}:${randomUUID()}`);
+    // Held (and renewed) for one lease: a dead decider's result is finished within the G2 bound.
+    const claim = await DeferredClaim.take(this.store, operationId, toolCallId, `${this.instanceId}:${randomUUID()}`, {
+      received: { content: result.content, success: result.success ?? true },
+      holdMs: this.recovery.leaseMs,
+    });
     if (!claim) throw new AlreadyCompletedError(operationId, toolCallId);
     const live = this.ensureLive(operation);
-    let published: DeferredPublishOutcome | undefined;
+    let published: DurableDeferredPublish | undefined;
     try {
       published = await this.decideDeferred(operation, live, item, result, claim.claimant);
     } finally {
-      await claim.end(published === 'published');
+      await claim.end(published?.outcome === 'published');
     }
-    if (published === 'operation_completed') throw new OperationCompletedError(operationId, toolCallId);
-    if (published === 'already_completed') throw new AlreadyCompletedError(operationId, toolCallId);
-    await this.resumeIfReady(operationId, live);
+    if (published?.outcome === 'operation_completed') throw new OperationCompletedError(operationId, toolCallId);
+    if (published?.outcome === 'already_completed') throw new AlreadyCompletedError(operationId, toolCallId);
+    // The publish made the operation runnable again in its own transaction (G3) when this was the last item.
+    if (published?.resumed) await this.goOn(operationId, live);
     return { published: true };
   }
 
@@ -353,7 +375,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     item: StoredIntervention,
     result: { content: string; success?: boolean },
     claimant: string,
-  ): Promise<DeferredPublishOutcome> {
+  ): Promise<DurableDeferredPublish> {
     const operationId = operation.id;
     const toolCallId = item.toolCallId;
     // Caller policy comes from the database; a read error propagates, never read as "no hooks" (L4).
@@ -382,7 +404,54 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     const message = { ...outcome.message, role: 'tool' as const, toolCallId };
     // The hooks that decided this result are in the timeline before the result is published.
     await this.store.flushTimeline();
-    return this.store.publishDeferred(operationId, toolCallId, { content: message.content, success: outcome.success }, message, claimant);
+    return this.store.publishDeferredDurably(operationId, toolCallId, { content: message.content, success: outcome.success }, message, claimant);
+  }
+
+  /**
+   * SPEC G3: finishes deferred results received by a process that died during their after-chain (the
+   * reconciler calls this after the owed notifications). Each stored result whose claim lapsed is claimed
+   * here (one at a time, renewed while its chain runs, so no two deciders run one chain at once), its caller
+   * hooks are restored, the after-chain runs with the stored result and the outcome is published like a
+   * posted one — the operation made runnable again in the same transaction, then driven (local) or
+   * scheduled (queue). A failure leaves the result stored for the next pass. Returns how many were published.
+   */
+  async finishReceivedDeferred(): Promise<number> {
+    let published = 0;
+    for (let taken = 0; taken < RECEIVED_DEFERRED_PER_PASS && !this.stopped; taken++) {
+      const claimant = `${this.instanceId}:deferred:${randomUUID()}`;
+      const [received] = await this.store.claimReceivedDeferred(claimant, this.recovery.leaseMs, 1);
+      if (!received) break;
+      const { operationId, toolCallId } = received;
+      const claim = DeferredClaim.held(this.store, operationId, toolCallId, claimant, this.recovery.leaseMs);
+      const restoredHere = !this.registry.hasCallerHooks(operationId);
+      let outcome: DurableDeferredPublish | undefined;
+      let live: LiveOperation | undefined;
+      try {
+        const operation = await this.store.getOperation(operationId);
+        const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
+        if (operation && item) {
+          live = this.live.get(operationId) ?? newLive(restoredContext(operationId, operation.runContext));
+          outcome = await this.decideDeferred(operation, live, item, received.result, claimant);
+          if (outcome.outcome === 'published') published++;
+          if (outcome.resumed) {
+            // Resumed by this commit: this process drives it (or schedules it) like a posted result would.
+            if (!this.live.has(operationId)) {
+              this.live.set(operationId, live);
+              this.watch(operationId, live);
+            }
+            await this.goOn(operationId, live);
+          }
+        }
+      } catch (error) {
+        this.logger.warn(`received deferred result of ${operationId} could not be finished (${errorType(error)}); the next pass retries`);
+      } finally {
+        // Published: nothing to release. Refused (already final, operation completed): the result goes.
+        // Failed: kept for the next pass.
+        await claim.end(outcome?.outcome === 'published', { keepReceived: outcome === undefined });
+        if (restoredHere && !this.live.has(operationId)) this.registry.unregister(operationId);
+      }
+    }
+    return published;
   }
 
   /** Resolves with the operation's result once it is completed, here or in another process. */
@@ -393,17 +462,11 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     return this.whenCompleted(operationId);
   }
 
-  /** An operation this process is not driving: resolves once the database shows it completed. */
-  private async whenCompleted(operationId: string, live?: LiveOperation): Promise<OperationResult> {
-    let delay = COMPLETION_POLL_MS;
-    for (;;) {
-      if (this.stopped) throw new Error(`stopped waiting for operation ${operationId}: the application is shutting down`);
-      if (live && (live.driving || live.settled)) return live.done;
-      const operation = await this.operation(operationId);
-      if (operation.status === 'completed') return this.resultOf(operationId, operation.reason ?? 'done');
-      await new Promise((resolve) => setTimeout(resolve, delay).unref());
-      delay = Math.min(delay * 2, COMPLETION_POLL_MAX_MS);
-    }
+  /** An operation this process is not driving: resolves once it completed, here or elsewhere (its events, G2). */
+  private async whenCompleted(operationId: string): Promise<OperationResult> {
+    await this.waits.whenCompleted(operationId);
+    const operation = await this.operation(operationId);
+    return this.resultOf(operationId, operation.reason ?? 'done');
   }
 
   /**
@@ -430,8 +493,11 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     } finally {
       clearTimeout(deadline);
     }
-    // Waiting operations hold no step; they stay waiting in the database for whoever resumes them.
+    // Waiting and handed-back operations stay in the database for whoever resumes or reconciles them; a
+    // `done` of this app can no longer settle, so it rejects instead of hanging.
+    for (const live of this.live.values()) live.abandon(new RuntimeShuttingDownError());
     this.live.clear();
+    this.waits.stop();
   }
 
   /** Work the drain waits for; its failure is handled by the work itself. */
@@ -444,61 +510,143 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     void settled.then(() => this.inFlight.delete(settled));
   }
 
+  /**
+   * Local mode: drives the operation's steps in this process while it holds the operation's lease (G2), so
+   * that two processes on one database never run one operation's step at once, and a process that dies
+   * leaves a lease that expires and is taken over. Ends at a pause (the pause frees the lease), a terminal
+   * reason, a lease another process took (it drives from there), or shutdown (G4: the step is handed back).
+   */
   private async drive(operationId: string, live: LiveOperation, fresh: boolean): Promise<void> {
     live.driving = true;
+    // A cancel or a takeover by another process reaches this step through the operation's events.
+    this.watch(operationId, live);
+    let lease = await this.leases.hold(operationId).catch((error: unknown) => {
+      this.logger.warn(`could not take the lease of ${operationId} (${errorType(error)}); the reconciler will`);
+      return null;
+    });
+    if (!lease) {
+      // Another process drives it now (or it ended): this one waits for the outcome.
+      live.driving = false;
+      this.watch(operationId, live);
+      return;
+    }
     let reason: TerminalReason = 'error';
-    // Cancelled, or cut at the end of the shutdown grace period (G4).
-    const signal = AbortSignal.any([live.controller.signal, this.cut.signal]);
+    let signal = this.stepSignal(live, lease);
+    // Not a cancellation: the app closes (the step is handed back) or another process took the lease over.
+    const givenUp = (held: HeldLease) => !live.controller.signal.aborted && (this.stopping.signal.aborted || held.lost.aborted);
     try {
-      if (fresh) await this.runStart(operationId, live);
+      if (fresh) await this.runStart(operationId, live, lease.owner);
       for (;;) {
-        const result = await this.executor.step({ operationId, runContext: live.runContext, signal, stopping: this.stopping.signal });
+        const result = await this.executor.step({ operationId, runContext: live.runContext, signal, stopping: this.stopping.signal, leaseOwner: lease.owner });
         live.steps++;
         if (result && 'waiting' in result) {
+          // The pause freed the lease in its own transaction, so a decision elsewhere may drive at once.
+          lease.stop();
           if (live.resumeRequested) {
             live.resumeRequested = false;
-            continue;
+            lease = await this.leases.hold(operationId);
+            if (lease) {
+              signal = this.stepSignal(live, lease);
+              continue;
+            }
           }
           live.driving = false;
           this.watch(operationId, live);
           return;
         }
         if (result) {
+          if (result.terminal === 'interrupted' && givenUp(lease)) return await this.giveUp(operationId, live, lease);
           reason = result.terminal;
           break;
         }
       }
     } catch (error) {
+      if (lease && givenUp(lease)) return await this.giveUp(operationId, live, lease);
       reason = signal.aborted || error instanceof RuntimeShuttingDownError ? 'interrupted' : 'error';
       if (reason === 'error') live.error = error;
     }
+    lease?.stop();
     await this.finish(operationId, live, reason);
   }
 
+  /** Cancelled, cut at the end of the shutdown grace period (G4), or the lease lost. */
+  private stepSignal(live: LiveOperation, lease: HeldLease): AbortSignal {
+    return AbortSignal.any([live.controller.signal, this.cut.signal, lease.lost]);
+  }
+
+  /**
+   * The step stops without a terminal reason. Shutdown: the lease is handed back, so whichever process
+   * reconciles next (this one restarted, or another) runs the step again — a plain call that was cut may
+   * run twice (documented), an approved one never does. Lease lost: the new holder drives on.
+   */
+  private async giveUp(operationId: string, live: LiveOperation, lease: HeldLease): Promise<void> {
+    live.driving = false;
+    if (lease.lost.aborted) {
+      lease.stop();
+      this.watch(operationId, live);
+      return;
+    }
+    await lease.handBack();
+  }
+
+  /**
+   * The reconciler found a running operation nobody holds (its process died, or it handed the step back):
+   * drive it here (local mode). A no-op while this process drives it already or is closing.
+   */
+  adopt(operationId: string): void {
+    if (this.stopped) return;
+    const existing = this.live.get(operationId);
+    if (existing?.driving) return;
+    this.track(
+      this.store.getOperation(operationId).then((operation) => {
+        if (!operation || operation.status !== 'running' || this.stopped) return;
+        const live = this.live.get(operationId) ?? newLive(restoredContext(operationId, operation.runContext));
+        if (live.driving) return;
+        this.live.set(operationId, live);
+        return this.drive(operationId, live, false);
+      }),
+    );
+  }
+
   /** `on_run_start` once per operation; a replaced context is stored, so a resume elsewhere sees it too. */
-  private async runStart(operationId: string, live: LiveOperation): Promise<void> {
+  private async runStart(operationId: string, live: LiveOperation, leaseOwner?: string): Promise<void> {
     const started = await this.dispatcher.transform('on_run_start', live.runContext, { operationId });
     if (started === live.runContext) return;
     live.runContext = started;
     const operation = await this.operation(operationId);
-    await this.store.commit(operationId, operation.version, undefined, { runContext: storedContext(started) });
+    await this.store.commit(operationId, operation.version, undefined, { runContext: storedContext(started) }, leaseOwner);
   }
 
-  /** A waiting operation: settle `done` here if another process finishes it. */
+  /**
+   * One watcher per live operation, on its events (no timer of its own): when another process completes it
+   * — a cancel, a decision, a takeover — `done` settles here, and a step this process is still running on
+   * it is aborted (its commits would be refused anyway).
+   */
   private watch(operationId: string, live: LiveOperation): void {
-    void this.whenCompleted(operationId, live).then(
-      (result) => {
-        if (live.driving || live.settled) return;
-        this.release(operationId, live, result);
+    if (live.watched) return;
+    live.watched = true;
+    void this.waits.whenCompleted(operationId).then(
+      async () => {
+        live.watched = false;
+        if (live.settled || live.finishing) return;
+        if (live.driving) {
+          live.controller.abort(new RunCancelledError(operationId));
+          return;
+        }
+        const operation = await this.operation(operationId);
+        this.release(operationId, live, await this.resultOf(operationId, operation.reason ?? 'done'));
       },
-      () => undefined,
-    );
+      () => (live.watched = false),
+    ).catch(() => undefined);
   }
 
-  private async resumeIfReady(operationId: string, live: LiveOperation): Promise<void> {
-    // G4: no step is taken once the app is closing; the operation stays waiting for whoever resumes it.
+  /**
+   * The operation was made runnable again by a commit of this process (a decision, a deferred result): it
+   * goes on here (local mode) or on the queue. While the app closes it stays running in the database, and
+   * the reconciler of whichever process runs next takes it over (G2, G4).
+   */
+  private async goOn(operationId: string, live: LiveOperation): Promise<void> {
     if (this.stopped) return;
-    if (!(await this.store.resume(operationId))) return;
     if (this.scheduler) await this.scheduleNext(operationId);
     else if (live.driving) live.resumeRequested = true;
     else this.track(this.drive(operationId, live, false));
@@ -593,14 +741,18 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     return live;
   }
 
-  /** Checks that the call waits for a human decision and records the decision, once. */
+  /**
+   * Checks that the call waits for a human decision and commits the decision once, with what it makes
+   * happen (G3): the owed notification (claimed by this process), "runnable again" or, for a stop, the
+   * receipt and the terminal transition (held by `terminalHolder`).
+   */
   private async decide(
     operationId: string,
     toolCallId: string,
-    action: InterventionAction,
-    reason: string | undefined,
-    decidedBy: string | undefined,
-  ): Promise<{ operation: StoredOperation; item: StoredIntervention }> {
+    decision: { action: InterventionAction; reason?: string; decidedBy?: string },
+    notify: OwedNotificationPoint,
+    terminalHolder?: string,
+  ): Promise<{ operation: StoredOperation; item: StoredIntervention; decided: DurableDecision }> {
     if (this.stopped) throw new RuntimeShuttingDownError();
     const operation = await this.operation(operationId);
     const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'approval');
@@ -608,16 +760,75 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     // A decided item stays `not_pending` after the end; an open one of a completed operation is G5's.
     if (item.status !== 'pending') throw new InterventionNotPendingError(operationId, toolCallId);
     if (operation.status === 'completed') throw new OperationCompletedError(operationId, toolCallId);
-    const decided = await this.store.decide(operationId, toolCallId, {
-      action,
-      ...(reason !== undefined ? { reason } : {}),
-      ...(decidedBy !== undefined ? { decidedBy } : {}),
+    const call = { id: item.toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
+    const decided = await this.store.decideDurably(operationId, toolCallId, decision, {
+      notify: [notify],
+      claimant: this.owedClaimant(),
+      holdMs: this.recovery.leaseMs,
+      // The stop receipt holds no tool output: published directly (P2), with the terminal transition.
+      ...(decision.action === 'reject' ? { receipt: rejectionReceipt(call, decision.reason) as ToolMessage } : {}),
+      ...(terminalHolder !== undefined ? { terminalHold: { owner: terminalHolder, ms: this.recovery.leaseMs } } : {}),
     });
-    if (decided === 'operation_completed') throw new OperationCompletedError(operationId, toolCallId);
-    if (decided === 'not_pending') throw new InterventionNotPendingError(operationId, toolCallId);
+    if (decided.outcome === 'operation_completed') throw new OperationCompletedError(operationId, toolCallId);
+    if (decided.outcome === 'not_pending') throw new InterventionNotPendingError(operationId, toolCallId);
     // The operation's caller hooks, restored if this process never had them (L2).
     await this.executor.restoreCallerHooks(operationId);
-    return { operation, item };
+    return { operation, item, decided };
+  }
+
+  /** Who claims owed notifications from this process. */
+  private owedClaimant(): string {
+    return `${this.instanceId}:owed:${randomUUID()}`;
+  }
+
+  /** Who holds a terminal sequence this process is about to run. */
+  private terminalHolder(): string {
+    return `${this.instanceId}:terminal:${randomUUID()}`;
+  }
+
+  /**
+   * Delivers the notifications a decision of this process owes, right after its commit. Delivered means the
+   * hook ran under its own failure policy: a hook that failed is not retried (its error reaches the
+   * decider, as before); only a crash leaves the row owed, for a reconciler.
+   */
+  private async deliverOwned(operation: StoredOperation, live: LiveOperation, owed: readonly OwedNotification[], extra: { rejectionReason?: string }): Promise<void> {
+    for (const notification of owed) {
+      try {
+        await this.dispatchOn(operation, live, owedEvent(notification, extra.rejectionReason));
+      } finally {
+        await this.store.markNotificationDelivered(notification.id).catch((error: unknown) => this.logger.warn(`could not record a delivered notification of ${operation.id} (${errorType(error)})`));
+      }
+    }
+  }
+
+  /**
+   * Delivers notifications owed by processes that died between a decision's commit and its delivery (the
+   * reconciler calls this first, so a stop's `onStopByHumanIntervention` comes before its terminal sequence).
+   * At least once, with the webhook-id of the first attempt. Returns how many were delivered.
+   */
+  async deliverOwedNotifications(): Promise<number> {
+    const owner = this.owedClaimant();
+    const owed = await this.store.claimOwedNotifications(owner, this.recovery.leaseMs);
+    let delivered = 0;
+    for (const notification of owed) {
+      const operation = await this.store.getOperation(notification.operationId);
+      if (!operation) continue;
+      const item = (await this.store.interventions(operation.id)).find((i) => i.toolCallId === notification.toolCallId);
+      const restoredHere = !this.registry.hasCallerHooks(operation.id);
+      try {
+        await this.executor.restoreCallerHooks(operation.id);
+        await this.dispatchOn(operation, newLive(restoredContext(operation.id, operation.runContext)), owedEvent(notification, item?.decisionReason));
+        await this.store.markNotificationDelivered(notification.id);
+        delivered++;
+      } catch (error) {
+        // The hook ran and failed under its own policy, or the database failed: the next pass tries again.
+        this.logger.warn(`owed ${notification.point} of ${operation.id} failed (${errorType(error)})`);
+        await this.store.releaseNotification(notification.id, owner).catch(() => undefined);
+      } finally {
+        if (restoredHere && !this.live.has(operation.id)) this.registry.unregister(operation.id);
+      }
+    }
+    return delivered;
   }
 
   private async dispatchOn(operation: StoredOperation, live: LiveOperation, event: InterventionEvent): Promise<void> {
@@ -636,21 +847,42 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
   }
 
   private async finish(operationId: string, live: LiveOperation, reason: TerminalReason): Promise<void> {
+    live.finishing = true;
     const error = live.error;
+    const holder = this.terminalHolder();
     let first = false;
     try {
       // S3: the error's type and a summary of our own fields are recorded; its message may hold user input.
       const failure = error !== undefined ? { type: errorType(error), summary: errorSummary(error) } : undefined;
-      first = await this.store.complete(operationId, reason, failure);
+      // This process holds the terminal sequence while it runs; if it dies, a reconciler takes it over (G2).
+      first = await this.store.complete(operationId, reason, failure, { owner: holder, ms: this.recovery.leaseMs });
       if (first && failure) this.logger.error(`operation ${operationId} failed: ${failure.type}: ${failure.summary}`);
-      if (first) await this.terminalHooks(operationId, live, reason, error);
     } catch (failure) {
       this.logger.error(`terminal transition of ${operationId} failed (${errorType(failure)})`);
     }
-    const stored = await this.store.getOperation(operationId).catch(() => null);
-    const result = await this.resultOf(operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
-    this.release(operationId, live, result);
-    if (first && stored) await this.afterTerminal(stored, result);
+    await this.afterTransition(operationId, live, reason, error, first ? holder : undefined);
+  }
+
+  /**
+   * After the terminal transition: the terminal sequence (only by `holder`, the one that made the
+   * transition, renewing its hold meanwhile), then `done` settles and what follows it runs.
+   */
+  private async afterTransition(operationId: string, live: LiveOperation, reason: TerminalReason, error: unknown, holder: string | undefined): Promise<void> {
+    live.finishing = true;
+    const stopHolding = holder !== undefined ? this.leases.holdTerminal(operationId, holder) : () => undefined;
+    try {
+      if (holder !== undefined) await this.terminalHooks(operationId, live, reason, error);
+    } catch (failure) {
+      this.logger.error(`terminal sequence of ${operationId} failed (${errorType(failure)})`);
+    }
+    try {
+      const stored = await this.store.getOperation(operationId).catch(() => null);
+      const result = await this.resultOf(operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
+      this.release(operationId, live, result);
+      if (holder !== undefined && stored) await this.afterTerminal(stored, result);
+    } finally {
+      stopHolding();
+    }
   }
 
   /**
@@ -666,13 +898,15 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
 
   /**
    * Runs the terminal sequences owed by processes that died between an operation's terminal transition
-   * and the end of its terminal hooks (queue mode: the reconciler calls this; local mode: once, on first
-   * use). Each owed operation is claimed in the database first, so two processes never run one twice at
+   * and the end of its terminal hooks (the reconciler calls this, in every mode). Each owed operation is
+   * claimed in the database first and the claim renewed while it runs, so two processes never run one at
    * once. Returns how many ran.
    */
   async runOwedTerminalSequences(): Promise<number> {
-    const owed = await this.store.claimOwedTerminalHooks(`${this.instanceId}:${randomUUID()}`, OWED_TERMINAL_HOLD_MS);
+    const owner = `${this.instanceId}:${randomUUID()}`;
+    const owed = await this.store.claimOwedTerminalHooks(owner, this.recovery.leaseMs);
     for (const operation of owed) {
+      const stopHolding = this.leases.holdTerminal(operation.id, owner);
       const reason = operation.reason ?? 'done';
       const live = newLive(restoredContext(operation.id, operation.runContext));
       const error = reason === 'error' ? new RunFailedError(operation.id, operation.errorType ?? 'Error') : undefined;
@@ -685,7 +919,11 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       } finally {
         if (restoredHere) this.registry.unregister(operation.id);
       }
-      await this.afterTerminal(operation, await this.resultOf(operation.id, reason));
+      try {
+        await this.afterTerminal(operation, await this.resultOf(operation.id, reason));
+      } finally {
+        stopHolding();
+      }
       // A process still waiting on this operation learns of it from the database (its watcher).
     }
     return owed.length;
@@ -792,6 +1030,13 @@ type InterventionEvent =
   | { type: 'afterHumanIntervention'; action: InterventionAction; toolCallId: string; rejectionReason?: string }
   | { type: 'onStopByHumanIntervention'; toolCallId: string; rejectionReason?: string };
 
+/** The event of an owed notification, rebuilt from its identifiers (so every attempt has the same webhook-id). */
+function owedEvent(notification: OwedNotification, rejectionReason: string | undefined): InterventionEvent {
+  const reason = rejectionReason !== undefined ? { rejectionReason } : {};
+  if (notification.point === 'onStopByHumanIntervention') return { type: 'onStopByHumanIntervention', toolCallId: notification.toolCallId, ...reason };
+  return { type: 'afterHumanIntervention', action: notification.action ?? 'approve', toolCallId: notification.toolCallId, ...(notification.action === 'rejectAndContinue' ? reason : {}) };
+}
+
 /** What a queued step asks of its worker: schedule the next step, nothing, or give the job back. */
 export type QueuedStepOutcome = 'next' | 'ran' | 'handedBack';
 
@@ -803,7 +1048,13 @@ function clientToolOf(operation: StoredOperation, call: { identifier: string; ap
 
 function newLive(runContext: RunContext): LiveOperation {
   let settle!: (result: OperationResult) => void;
-  const done = new Promise<OperationResult>((resolve) => (settle = resolve));
+  let abandon!: (error: Error) => void;
+  const done = new Promise<OperationResult>((resolve, reject) => {
+    settle = resolve;
+    abandon = reject;
+  });
+  // Nobody may be awaiting `done` when the app closes: that rejection is not an unhandled one.
+  done.catch(() => undefined);
   const live: LiveOperation = {
     controller: new AbortController(),
     runContext,
@@ -812,11 +1063,18 @@ function newLive(runContext: RunContext): LiveOperation {
     driving: false,
     resumeRequested: false,
     settled: false,
+    finishing: false,
+    watched: false,
     done,
     settle: (result) => {
       if (live.settled) return;
       live.settled = true;
       settle(result);
+    },
+    abandon: (error) => {
+      if (live.settled) return;
+      live.settled = true;
+      abandon(error);
     },
   };
   return live;

@@ -120,10 +120,70 @@ export type NewStoredIntervention = Pick<StoredIntervention, 'toolCallId' | 'ste
 
 export type ToolMessage = NewMessage & { role: 'tool'; toolCallId: string };
 
+/** The hooks that observe a decision: delivered after the decision committed, at least once (SPEC G3). */
+export type OwedNotificationPoint = 'afterHumanIntervention' | 'onStopByHumanIntervention';
+
+/**
+ * A notification owed about a committed decision. Identifiers only: the event is rebuilt from the
+ * intervention at delivery, so every attempt has the same stable webhook-id (DESIGN §5: no payload stored).
+ */
+export interface OwedNotification {
+  id: string;
+  operationId: string;
+  point: OwedNotificationPoint;
+  toolCallId: string;
+  /** The decision it is about. */
+  action?: InterventionAction;
+  /** How many times it was claimed for delivery, this claim included (the decider's own is the first). */
+  attempts: number;
+}
+
+/** What commits with a decision besides the decision itself (`decideDurably`). */
+export interface DecisionEffects {
+  /** One owed row per point, inserted already claimed by `claimant` for `holdMs` (a reconciler waits that long). */
+  notify: readonly OwedNotificationPoint[];
+  claimant: string;
+  holdMs: number;
+  /** `reject` (stop) only: the rejection receipt (`rejectionReceipt`), published with the terminal transition. */
+  receipt?: ToolMessage;
+  /** `reject`: who holds the terminal sequence and how long; default `TERMINAL_HOOKS_OWNER` for `holdMs`. */
+  terminalHold?: { owner: string; ms: number };
+}
+
+/** What a durable decision committed. Nothing at all unless `outcome` is `decided`. */
+export interface DurableDecision {
+  outcome: DecisionOutcome;
+  /** `approve` / `rejectAndContinue` of the last pending item of a waiting operation: waiting → running, committed. */
+  resumed: boolean;
+  /** `reject`: the receipt and the terminal transition (reason `interrupted`) committed; the terminal sequence is owed. */
+  completed: boolean;
+  /** The owed notifications, claimed by the decider: deliver each, then `markNotificationDelivered`. */
+  owed: OwedNotification[];
+  /** `reject`: the published receipt. */
+  receipt?: StoredMessage;
+}
+
+/** A received deferred result a reconciler finishes: the after-chain with `result`, then the publish. */
+export interface ReceivedDeferredResult {
+  operationId: string;
+  toolCallId: string;
+  result: ToolResult;
+}
+
+/** What a durable deferred publish committed. */
+export interface DurableDeferredPublish {
+  outcome: DeferredPublishOutcome;
+  /** The result was the last pending item of a waiting operation: waiting → running, in the same transaction. */
+  resumed: boolean;
+  message?: StoredMessage;
+}
+
 export interface RuntimeStore {
   /** Operation, caller hooks and the user's prompt, in one transaction; an idempotency key returns the existing one. */
   createOperation(input: NewOperation): Promise<StoredOperation>;
   getOperation(id: string): Promise<StoredOperation | null>;
+  /** Which of `operationIds` are completed, in one read per chunk (the safety re-check of whoever waits on many). */
+  completedAmong(operationIds: readonly string[]): Promise<string[]>;
   callerHooks(operationId: string): Promise<StoredCallerHook[]>;
   messages(operationId: string): Promise<StoredMessage[]>;
   /** Appends a message and applies `patch` to the operation in one transaction, if its version still matches. */
@@ -136,7 +196,13 @@ export interface RuntimeStore {
     leaseOwner?: string,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }>;
   /** The terminal transition, exactly once: false when the operation was already completed. */
-  complete(operationId: string, reason: TerminalReason, error?: { type: string; summary?: string }): Promise<boolean>;
+  complete(
+    operationId: string,
+    reason: TerminalReason,
+    error?: { type: string; summary?: string },
+    /** Who runs the terminal sequence, and how long before a reconciler may take it over (default 60 s). */
+    hold?: { owner: string; ms: number },
+  ): Promise<boolean>;
 
   /** The terminal sequence finished (hooks, the sub-agent bridge): nothing is owed any more. */
   markTerminalHooksDone(operationId: string): Promise<void>;
@@ -161,16 +227,52 @@ export interface RuntimeStore {
   placeholderState(operationId: string, toolCallId: string): Promise<'empty' | 'final' | null>;
   /**
    * Holds the empty placeholder for `claimant` while it runs the result's after-chain (G5), for `holdMs`
-   * (calling again renews): false while another decider holds it or once it is final.
+   * (calling again renews): false while another decider holds it, while a received result of a decider that
+   * died waits for a reconciler, or once it is final. With `received`, the result being decided is stored by
+   * the same statement (SPEC G3), until the publish replaces it with the final one.
    */
-  claimDeferred(operationId: string, toolCallId: string, claimant: string, holdMs: number): Promise<boolean>;
-  /** Lets go of `claimant`'s claim (its after-chain failed), so another result may be decided. */
-  releaseDeferred(operationId: string, toolCallId: string, claimant: string): Promise<void>;
+  claimDeferred(operationId: string, toolCallId: string, claimant: string, holdMs: number, received?: ToolResult): Promise<boolean>;
+  /**
+   * Lets go of `claimant`'s claim (its after-chain failed), so another result may be decided; the received
+   * result goes too unless `keepReceived` (a reconciler that failed leaves it for the next pass).
+   */
+  releaseDeferred(operationId: string, toolCallId: string, claimant: string, options?: { keepReceived?: boolean }): Promise<void>;
+  /**
+   * SPEC G3: received deferred results whose decider died during the after-chain (its claim lapsed), oldest
+   * first, each claimed for `claimant` for `holdMs` (a compare-and-set: two reconcilers never both get one).
+   * Those of completed operations are dropped, never handed out (G5).
+   */
+  claimReceivedDeferred(claimant: string, holdMs: number, limit?: number): Promise<ReceivedDeferredResult[]>;
   /**
    * The compare-and-set publish of a deferred result (L4), by the placeholder's claimant: `already_completed`
    * when the placeholder is final or held by another; `operation_completed` when the operation ended (G5),
    * read in the same transaction as the write.
    */
   publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DeferredPublishOutcome>;
+
+  /**
+   * SPEC G3: a decision and everything it makes happen, in one transaction under the operation's row lock —
+   * refused (nothing written) when the operation is completed (G5) or the item is not pending; else the
+   * decision, the owed `effects.notify` rows (claimed by `effects.claimant`), and then for `approve` /
+   * `rejectAndContinue` waiting → running when nothing else is pending, for `reject` the receipt and the
+   * terminal transition (reason `interrupted`, the terminal sequence owed like any other).
+   */
+  decideDurably(
+    operationId: string,
+    toolCallId: string,
+    decision: { action: InterventionAction; reason?: string; decidedBy?: string },
+    effects: DecisionEffects,
+  ): Promise<DurableDecision>;
+  /** `publishDeferred`, and waiting → running in the same transaction when nothing else is pending (SPEC G3). */
+  publishDeferredDurably(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DurableDeferredPublish>;
+  /**
+   * Undelivered notifications whose claim is free or lapsed, oldest first, each claimed for `owner` for
+   * `holdMs` (a compare-and-set: two reconcilers never both get one). Only rows of operations that exist.
+   */
+  claimOwedNotifications(owner: string, holdMs: number, limit?: number): Promise<OwedNotification[]>;
+  /** The notification was delivered: nothing is owed any more. */
+  markNotificationDelivered(id: string): Promise<void>;
+  /** `owner` lets go of a notification it could not deliver, so the next reconcile pass retries it. */
+  releaseNotification(id: string, owner: string): Promise<void>;
 }
 export const RUNTIME_STORE = Symbol('nest-agent-hooks:RuntimeStore');

@@ -10,8 +10,10 @@ import { AgentHooksIdempotencyDigest1765000000000 } from './1765000000000-agent-
 import { AgentHooksClientTools1765100000000 } from './1765100000000-agent-hooks-client-tools.js';
 import { AgentHooksDeferredClaims1765200000000 } from './1765200000000-agent-hooks-deferred-claims.js';
 import { AgentHooksOutcomesAndSummaries1765300000000 } from './1765300000000-agent-hooks-outcomes-and-summaries.js';
+import { AgentHooksOwedWork1765400000000 } from './1765400000000-agent-hooks-owed-work.js';
+import { AgentHooksReceivedDeferredResults1765500000000 } from './1765500000000-agent-hooks-received-deferred-results.js';
 
-const MIGRATIONS = [AgentHooksInitialSchema1764460800000, AgentHooksThreadsAndCompaction1764979200000, AgentHooksIdempotencyDigest1765000000000, AgentHooksClientTools1765100000000, AgentHooksDeferredClaims1765200000000, AgentHooksOutcomesAndSummaries1765300000000] as const;
+const MIGRATIONS = [AgentHooksInitialSchema1764460800000, AgentHooksThreadsAndCompaction1764979200000, AgentHooksIdempotencyDigest1765000000000, AgentHooksClientTools1765100000000, AgentHooksDeferredClaims1765200000000, AgentHooksOutcomesAndSummaries1765300000000, AgentHooksOwedWork1765400000000, AgentHooksReceivedDeferredResults1765500000000] as const;
 
 export const AGENT_HOOKS_MIGRATIONS = MIGRATIONS.map(recordedOnce);
 

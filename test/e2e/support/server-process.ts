@@ -19,8 +19,12 @@ export interface ServerProcess {
   child: ChildProcess;
   /** Everything the server printed so far (stdout and stderr, colours stripped). */
   output(): string;
+  /** `Date.now()` when the "listening on" line was seen (recovery times are measured from it). */
+  listeningAt: number;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL (a crash: no shutdown of any kind), resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 export interface ServerOptions {
@@ -78,6 +82,7 @@ export function startServer(options: ServerOptions): Promise<ServerProcess> {
         resolve({
           url: match[1]!,
           child,
+          listeningAt: Date.now(),
           output: () => output,
           stop: async () => {
             if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -85,6 +90,10 @@ export function startServer(options: ServerOptions): Promise<ServerProcess> {
             const code = await exited;
             clearTimeout(timer);
             return code;
+          },
+          kill: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+            await exited;
           },
         });
       }

@@ -2,13 +2,14 @@
  * SPEC G4 with a REAL MCP server: `app.close()` while an agent's MCP tool call is in flight. The clients
  * close only after the step ended, so the call either finishes within the grace period and its real result
  * is published, or it is cut and publishes nothing. Never a result made from a closed client
- * (`Error: MCP server … Connection closed`), and the operation does not go on to end `done`.
+ * (`Error: MCP server … Connection closed`). The step is handed back (G4), so the app started again on the
+ * same database takes the operation over (G2) and ends it `done` with the real result.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { HookInvocation, McpRequestContext, OnHook } from '../../../src/index.js';
+import { HookInvocation, McpRequestContext, OnHook, RuntimeShuttingDownError } from '../../../src/index.js';
 import { bootRuntime, guardUnhandledRejections, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startMcpServer, type TestMcpServer } from './mcp-test-server.js';
 
@@ -64,13 +65,15 @@ afterEach(async () => {
 
 const database = () => `sqlite:${join(dbDir, 'db.sqlite')}`;
 
-/** What the database holds after the close, read by a second app on the same file. */
-async function afterwards(operationId: string) {
-  const reader = await bootRuntime({ config: config(kb.url), providers: [KbAuth], database: database() });
+/** The app started again on the same file: its reconciler takes the handed-back operation over (G2). */
+async function afterRestart(operationId: string, beforeItEnds: () => void = () => undefined) {
+  const restarted = await bootRuntime({ config: config(kb.url), providers: [KbAuth], database: database(), module: { recovery: { reconcileEveryMs: 200 } } });
   try {
-    return { operation: await reader.store.getOperation(operationId), messages: await reader.store.messages(operationId) };
+    beforeItEnds();
+    const result = await within(restarted.runtime.result(operationId), 'the operation after the restart', 20_000);
+    return { result, messages: await restarted.store.messages(operationId) };
   } finally {
-    await reader.close();
+    await restarted.close();
   }
 }
 
@@ -87,29 +90,31 @@ describe('G4 shutdown during an MCP tool call', () => {
     // The server answers once the close has begun (after every module's onModuleDestroy started).
     onDestroy = () => kb.releaseSlow();
     await app.close();
-    const result = await within(done, 'done', 20_000);
+    // The closed app's `done` cannot settle: it says so instead of hanging.
+    await expect(done).rejects.toBeInstanceOf(RuntimeShuttingDownError);
 
-    const { operation, messages } = await afterwards(operationId);
+    const { result, messages } = await afterRestart(operationId);
     const tools = messages.filter((m) => m.role === 'tool');
+    // The real result, published once: the restarted app goes on from it and does not call the tool again.
     expect(tools).toHaveLength(1);
     expect(tools[0]).toMatchObject({ content: 'slow: done', identifier: 'kb', apiName: 'slow' });
     expect(tools[0]!.error).toBeUndefined();
     expect(messages.some((m) => /Connection closed|Error:/.test(m.content ?? ''))).toBe(false);
-    // Shutdown stops taking steps: the operation does not go on to `done` (local mode: interrupted, as before).
-    expect(result.reason).toBe('interrupted');
-    expect(operation).toMatchObject({ status: 'completed', reason: 'interrupted' });
+    expect(result).toMatchObject({ reason: 'done', content: 'The knowledge base said: slow: done' });
   }, 60_000);
 
   it('G4 a call still running when the grace period ends is cut and publishes nothing', async () => {
     const app = await bootRuntime({ config: config(kb.url), providers: [KbAuth], database: database(), module: { shutdown: { graceMs: 300 } } });
     const { operationId, done } = await startSlowCall(app);
     await app.close(); // the slow call is never released while the app is open
-    const result = await within(done, 'done', 20_000);
+    await expect(done).rejects.toBeInstanceOf(RuntimeShuttingDownError);
 
-    const { operation, messages } = await afterwards(operationId);
-    expect(messages.filter((m) => m.role === 'tool')).toEqual([]);
+    // After the restart the cut call runs again (a plain call may, SPEC G2) and this time is answered.
+    const { result, messages } = await afterRestart(operationId, () => kb.releaseSlow());
+    const tools = messages.filter((m) => m.role === 'tool');
+    expect(tools).toHaveLength(1);
+    expect(tools[0]).toMatchObject({ content: 'slow: done' });
     expect(messages.some((m) => /Connection closed|Error:/.test(m.content ?? ''))).toBe(false);
-    expect(result.reason).toBe('interrupted');
-    expect(operation).toMatchObject({ status: 'completed', reason: 'interrupted' });
+    expect(result).toMatchObject({ reason: 'done', content: 'The knowledge base said: slow: done' });
   }, 60_000);
 });

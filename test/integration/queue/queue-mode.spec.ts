@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DATABASE_URL, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
-import { StepReconciler } from '../../../src/queue/step-reconciler.js';
+import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
 import { bootRuntime, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from '../runtime2/approval-kit.js';
@@ -83,7 +83,7 @@ describeWithServices('queue mode', () => {
     // Nothing can add a terminal sequence once no step job is left and a reconciler pass (which runs the
     // terminal sequences a worker owed) has run: only then count.
     await untilStepQueueIdle(prefix);
-    await worker.moduleRef.get(StepReconciler).reconcile();
+    await worker.moduleRef.get(OperationReconciler).reconcile();
     const completes = [...pointsOf(api.events, operationId, ['onComplete']), ...pointsOf(worker.events, operationId, ['onComplete'])];
     expect(completes).toEqual(['onComplete']);
   }, 40_000);

@@ -25,7 +25,10 @@ afterEach(async () => {
 });
 
 async function boot(database?: string): Promise<RuntimeApp> {
-  const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] }, ...(database ? { database } : {}) });
+  // Two DataSources on one SQLite file do not share events (SQLite serves one process, DESIGN §4): the
+  // first app learns of the second's commits from its backstop re-check, made short here.
+  const shared = database ? { database, module: { recovery: { recheckMs: 200 } } } : {};
+  const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] }, ...shared });
   apps.push(app);
   return app;
 }

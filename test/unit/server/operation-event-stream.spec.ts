@@ -1,12 +1,15 @@
 /**
- * Issue 7 item 3, the SSE loop on its own: it polls (so it follows any process), emits messages and
- * status changes once each, ends at `completed`, and stops polling as soon as the client goes away or the
- * app shuts down.
+ * Issue 7 item 3 and DESIGN §4, the SSE loop on its own: it reads the operation when one of its events
+ * arrives (so it follows any process), after a resync and at the safety re-check — never on a poll of its
+ * own; emits messages and status changes once each, ends at `completed`, keeps an idle stream alive with
+ * heartbeats, and stops (unsubscribed) as soon as the client goes away or the app shuts down.
  */
 import { EventEmitter } from 'node:events';
 import { jest } from '@jest/globals';
 import type { Response } from 'express';
-import { EVENT_POLL_MS, OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
+import { filter, Subject } from 'rxjs';
+import type { OperationEventSignal, OperationEvents } from '../../../src/runtime/operation-events.port.js';
+import { HEARTBEAT_MS, OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
 import type { OperationReader } from '../../../src/server/api/operation-reader.js';
 import type { MessageRecord, OperationRecord } from '../../../src/persistence/records.js';
 
@@ -36,14 +39,38 @@ class FakeResponse extends EventEmitter {
       .filter((c) => c.includes('event: '))
       .map((c) => ({ event: /event: (\w+)/.exec(c)![1]!, data: JSON.parse(/data: (.*)/.exec(c)![1]!) }));
   }
+  heartbeats(): number {
+    return this.chunks.filter((c) => c === ': keep-alive\n\n').length;
+  }
 }
+
+const RECHECK_MS = 10_000;
 
 const operation = (status: OperationRecord['status'], version: number, reason?: OperationRecord['reason']): OperationRecord =>
   ({ id: 'op', agentId: 'a', status, ...(reason ? { reason } : {}), stepIndex: 0, runContext: {}, usage: { inputTokens: 1, outputTokens: 2, costUsd: 0 }, version, createdAt: '', updatedAt: '' }) as OperationRecord;
 const message = (seq: number, role: MessageRecord['role']): MessageRecord => ({ id: `m${seq}`, operationId: 'op', seq, role, content: `c${seq}`, createdAt: '' });
 
-/** A reader whose operation moves through `states`, one per poll (the last one repeats). */
-function reader(states: { operation: OperationRecord; messages: MessageRecord[] }[]) {
+/** An `OperationEvents` the test pushes signals into; `listening` says whether a stream is subscribed. */
+function fakeEvents() {
+  const signals = new Subject<OperationEventSignal>();
+  const port: OperationEvents = {
+    events$: signals.asObservable(),
+    of: (id) => signals.pipe(filter((signal) => signal.kind === 'resync' || signal.operationId === id)),
+  };
+  return {
+    port,
+    push: (signal: OperationEventSignal) => signals.next(signal),
+    get listening() {
+      return signals.observed;
+    },
+  };
+}
+
+/**
+ * A reader whose operation moves through `states`, one per read (the last one repeats). With `commit`,
+ * every read but the last is followed by the event of the commit that leads to the next state.
+ */
+function reader(states: { operation: OperationRecord; messages: MessageRecord[] }[], commit?: () => void) {
   let polls = 0;
   let state = states[0]!;
   return {
@@ -53,6 +80,7 @@ function reader(states: { operation: OperationRecord; messages: MessageRecord[] 
     find: async () => {
       state = states[Math.min(polls, states.length - 1)]!;
       polls++;
+      if (commit && polls < states.length) setImmediate(commit);
       return state.operation;
     },
     messages: async (_id: string, after = 0) => state.messages.filter((m) => m.seq > after),
@@ -60,58 +88,112 @@ function reader(states: { operation: OperationRecord; messages: MessageRecord[] 
   };
 }
 
-describe('GET …/events: the polling loop', () => {
-  it('emits each message once and each status change once, and ends after completed', async () => {
-    const fake = reader([
-      { operation: operation('running', 1), messages: [message(1, 'user')] },
-      { operation: operation('running', 1), messages: [message(1, 'user')] },
-      { operation: operation('running', 2), messages: [message(1, 'user'), message(2, 'assistant')] },
-      { operation: operation('completed', 3, 'done'), messages: [message(1, 'user'), message(2, 'assistant'), message(3, 'assistant')] },
-    ]);
+const streamsOn = (fake: unknown, events: OperationEvents) =>
+  new OperationEventStreams(fake as OperationReader, events, { recheckMs: RECHECK_MS });
+
+/** Lets the loop run what it can without the clock moving. */
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await jest.advanceTimersByTimeAsync(0);
+};
+
+describe('GET …/events: the event-driven loop', () => {
+  it('DESIGN §4 events: emits each message once and each status change once, read on each commit event, and ends after completed', async () => {
+    const events = fakeEvents();
+    const fake = reader(
+      [
+        { operation: operation('running', 1), messages: [message(1, 'user')] },
+        { operation: operation('running', 1), messages: [message(1, 'user')] },
+        { operation: operation('running', 2), messages: [message(1, 'user'), message(2, 'assistant')] },
+        { operation: operation('completed', 3, 'done'), messages: [message(1, 'user'), message(2, 'assistant'), message(3, 'assistant')] },
+      ],
+      () => events.push({ operationId: 'op', kind: 'status' }),
+    );
     const response = new FakeResponse();
-    await new OperationEventStreams(fake as unknown as OperationReader).stream('op', response as unknown as Response, 0);
+    await streamsOn(fake, events.port).stream('op', response as unknown as Response, 0);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(response.events().map((e) => `${e.event}:${e.data.status ?? e.data.id}`)).toEqual(['message:m1', 'status:running', 'message:m2', 'message:m3', 'status:completed']);
     expect(response.writableEnded).toBe(true);
     expect(fake.polls).toBe(4);
+    expect(events.listening).toBe(false);
   });
 
-  // The poll interval on a fake clock: the tests move time on by whole polls instead of sleeping.
   describe('on a fake clock', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
 
-    it('stops polling when the client disconnects', async () => {
+    it('DESIGN §4 events: reads again only on an event of the operation, a resync or the safety re-check', async () => {
+      const events = fakeEvents();
       const fake = reader([{ operation: operation('waiting', 1), messages: [] }]);
       const response = new FakeResponse();
-      const streaming = new OperationEventStreams(fake as unknown as OperationReader).stream('op', response as unknown as Response, 0);
-      await jest.advanceTimersByTimeAsync(EVENT_POLL_MS * 2);
-      expect(fake.polls).toBeGreaterThan(1);
+      const streaming = streamsOn(fake, events.port).stream('op', response as unknown as Response, 0);
+      await settle();
+      expect(fake.polls).toBe(1);
+      await jest.advanceTimersByTimeAsync(RECHECK_MS - 1);
+      expect(fake.polls).toBe(1); // no poll of its own
+      events.push({ operationId: 'another', kind: 'status' });
+      await settle();
+      expect(fake.polls).toBe(1); // another operation's event
+      events.push({ operationId: 'op', kind: 'intervention' });
+      await settle();
+      expect(fake.polls).toBe(2);
+      events.push({ kind: 'resync' });
+      await settle();
+      expect(fake.polls).toBe(3);
+      await jest.advanceTimersByTimeAsync(RECHECK_MS);
+      expect(fake.polls).toBe(4); // the backstop, a full re-check interval after the last read
+      response.emit('close');
+      await streaming;
+    });
+
+    it('keeps an idle stream alive with a heartbeat', async () => {
+      const events = fakeEvents();
+      const fake = reader([{ operation: operation('waiting', 1), messages: [] }]);
+      const response = new FakeResponse();
+      const streaming = streamsOn(fake, events.port).stream('op', response as unknown as Response, 0);
+      await settle();
+      expect(response.heartbeats()).toBe(0);
+      await jest.advanceTimersByTimeAsync(HEARTBEAT_MS);
+      expect(response.heartbeats()).toBe(1);
+      response.emit('close');
+      await streaming;
+    });
+
+    it('stops reading and unsubscribes when the client disconnects', async () => {
+      const events = fakeEvents();
+      const fake = reader([{ operation: operation('waiting', 1), messages: [] }]);
+      const response = new FakeResponse();
+      const streaming = streamsOn(fake, events.port).stream('op', response as unknown as Response, 0);
+      await settle();
+      expect(events.listening).toBe(true);
       response.emit('close');
       await streaming; // the close woke the loop's wait: it ends without the clock moving
+      expect(events.listening).toBe(false);
       const pollsAtClose = fake.polls;
-      await jest.advanceTimersByTimeAsync(EVENT_POLL_MS * 10);
+      events.push({ operationId: 'op', kind: 'status' });
+      await jest.advanceTimersByTimeAsync(RECHECK_MS * 3);
       expect(fake.polls).toBe(pollsAtClose);
     });
 
     it('ends open streams at shutdown', async () => {
+      const events = fakeEvents();
       const fake = reader([{ operation: operation('waiting', 1), messages: [] }]);
-      const streams = new OperationEventStreams(fake as unknown as OperationReader);
+      const streams = streamsOn(fake, events.port);
       const response = new FakeResponse();
       const streaming = streams.stream('op', response as unknown as Response, 0);
-      await jest.advanceTimersByTimeAsync(EVENT_POLL_MS);
-      expect(fake.polls).toBeGreaterThan(0); // mid-stream, waiting between polls
+      await settle();
+      expect(fake.polls).toBeGreaterThan(0); // mid-stream, waiting for an event
       streams.beforeApplicationShutdown();
       await streaming; // the shutdown woke the loop's wait: it ends without the clock moving
       expect(response.writableEnded).toBe(true);
+      expect(events.listening).toBe(false);
     });
   });
 
   it('a store failure ends the stream with an error event (no stack, no message of the cause)', async () => {
     const fake = { find: async () => Promise.reject(new Error('SQLITE_BUSY at /secret/path')), messages: async () => [], view: async () => ({}) };
     const response = new FakeResponse();
-    await new OperationEventStreams(fake as unknown as OperationReader).stream('op', response as unknown as Response, 0);
+    await streamsOn(fake, fakeEvents().port).stream('op', response as unknown as Response, 0);
     expect(response.events()).toEqual([{ event: 'error', data: { error: { code: 'internal', message: 'the event stream failed; reconnect to resume' } } }]);
     expect(response.writableEnded).toBe(true);
   });

@@ -1,0 +1,104 @@
+/**
+ * The `OperationEvents` port (DESIGN §4, "events, not polling"): one hot stream of the operation events
+ * of the runtime's database. It merges
+ * - what this process committed — `StoreDatabase.committed$` of the runtime's DataSource, from the moment
+ *   `RuntimeDatabase` opened it (subscribing never opens the database), and
+ * - on PostgreSQL, what the other processes committed — one dedicated listening connection
+ *   (`PostgresEventListener`, `LISTEN agent_hooks_events`), started when the database opened; it skips the
+ *   payloads this process notified itself and signals `resync` after every (re)connect.
+ * SQLite serves one process, so there it is in-process only. `of(id)` routes through one map, so many
+ * subscribers of single operations cost one lookup per event, not one filter each. The
+ * `ShutdownCoordinator` calls `close()` just before the database closes.
+ */
+import { Injectable, Logger } from '@nestjs/common';
+import { Observable, Subject, type Subscriber, type Subscription } from 'rxjs';
+import type { DataSource } from 'typeorm';
+import { errorType } from '../hooks/hook-errors.js';
+import type { OperationEvent, OperationEventSignal, OperationEvents } from '../runtime/operation-events.port.js';
+import { PostgresEventListener } from './postgres-event-listener.js';
+import { RuntimeDatabase } from './runtime-database.js';
+import { StoreDatabase } from './store-database.js';
+
+const RESYNC: OperationEventSignal = Object.freeze({ kind: 'resync' as const });
+
+@Injectable()
+export class OperationEventsService implements OperationEvents {
+  private readonly logger = new Logger('AgentHooks:OperationEvents');
+  private readonly signals = new Subject<OperationEventSignal>();
+  private readonly byOperation = new Map<string, Set<Subscriber<OperationEventSignal>>>();
+  private attached: { dataSource: DataSource; committed: Subscription; listener: PostgresEventListener | undefined } | undefined;
+  private closed = false;
+
+  readonly events$: Observable<OperationEventSignal> = this.signals.asObservable();
+
+  constructor(database: RuntimeDatabase) {
+    database.opened$.subscribe((dataSource) => this.attach(dataSource));
+    const open = database.current;
+    if (open) this.attach(open.dataSource);
+  }
+
+  of(operationId: string): Observable<OperationEventSignal> {
+    return new Observable<OperationEventSignal>((subscriber) => {
+      let subscribers = this.byOperation.get(operationId);
+      if (!subscribers) {
+        subscribers = new Set();
+        this.byOperation.set(operationId, subscribers);
+      }
+      subscribers.add(subscriber);
+      return () => {
+        const current = this.byOperation.get(operationId);
+        if (!current) return;
+        current.delete(subscriber);
+        if (current.size === 0) this.byOperation.delete(operationId);
+      };
+    });
+  }
+
+  /** Stops listening (the connection of PostgreSQL ends); `events$` stays open but quiet. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.detach();
+  }
+
+  private attach(dataSource: DataSource): void {
+    if (this.closed || this.attached?.dataSource === dataSource) return;
+    // The database was closed and opened again (another DataSource): follow the new one.
+    if (this.attached) void this.detach();
+    const database = StoreDatabase.for(dataSource);
+    const committed = database.committed$.subscribe((event) => this.emit(event));
+    let listener: PostgresEventListener | undefined;
+    if (database.dialect === 'postgres') {
+      try {
+        listener = new PostgresEventListener(dataSource, database.origin, {
+          events: (events) => {
+            for (const event of events) this.emit(event);
+          },
+          resync: () => this.emit(RESYNC),
+        }, this.logger);
+        listener.start();
+      } catch (error) {
+        // Without a listener only this process's events arrive; the safety re-checks still cover the rest.
+        this.logger.warn(`operation events of other processes are not followed (${errorType(error)})`);
+        listener = undefined;
+      }
+    }
+    this.attached = { dataSource, committed, listener };
+  }
+
+  private async detach(): Promise<void> {
+    const attached = this.attached;
+    this.attached = undefined;
+    attached?.committed.unsubscribe();
+    await attached?.listener?.close();
+  }
+
+  private emit(signal: OperationEventSignal): void {
+    this.signals.next(signal);
+    if (signal.kind === 'resync') {
+      for (const subscribers of [...this.byOperation.values()]) for (const subscriber of [...subscribers]) subscriber.next(signal);
+      return;
+    }
+    const subscribers = this.byOperation.get((signal as OperationEvent).operationId);
+    if (subscribers) for (const subscriber of [...subscribers]) subscriber.next(signal);
+  }
+}

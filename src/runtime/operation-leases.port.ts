@@ -1,0 +1,29 @@
+/**
+ * Leases (DESIGN §4, SPEC G2): whichever process drives an operation's step holds its lease in the database
+ * and renews it while it works; every commit of the step is fenced by the holder's id. A lease expires on
+ * its own, so the operation of a process that died is taken over by a reconciler. The `persistence/` room
+ * implements this port.
+ */
+export interface RecoverableOperation {
+  id: string;
+  version: number;
+}
+
+export interface OperationLeases {
+  /** Takes the lease if it is free, expired or already `owner`'s: false if another holder has it or the operation is completed. */
+  acquire(operationId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Extends `owner`'s lease: false once it moved on (stop working; another process may run the step). */
+  renew(operationId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Lets the lease go (the operation waits, or another step is scheduled). */
+  release(operationId: string, owner: string): Promise<boolean>;
+  /** Lets the lease go so that the next reconcile pass takes the operation over (shutdown, G4). */
+  handBack(operationId: string, owner: string): Promise<boolean>;
+  /** Running operations whose lease expired, or that nobody holds and that have been quiet since `quietSince`. */
+  listRecoverable(quietSince: string, limit: number): Promise<RecoverableOperation[]>;
+  /** False when no database exists yet (nothing to recover; a reconcile pass must not create one). */
+  mayHoldWork(): boolean;
+  /** Extends `owner`'s hold on the terminal sequence of a completed operation. */
+  renewTerminalHold(operationId: string, owner: string, ttlMs: number): Promise<boolean>;
+}
+
+export const OPERATION_LEASES = Symbol('nest-agent-hooks:OperationLeases');

@@ -1,0 +1,384 @@
+/**
+ * SPEC G3 (and G5) at the persistence level, on a SQLite file and on PostgreSQL: a decision (approve,
+ * reject, a deferred result) and "runnable again" commit in one transaction, with the notifications owed
+ * about it — rows claimed by the decider, which a reconciler delivers only once that claim lapsed. A
+ * failure anywhere in the transaction leaves none of it; a completed operation gets nothing written.
+ * Events about a decision leave only after its commit.
+ */
+import type { DataSource } from 'typeorm';
+import { OwedWorkEntity } from '../../../src/persistence/entities/owed-work.entity.js';
+import { insertValues } from '../../../src/persistence/entity-values.js';
+import { InterventionStore } from '../../../src/persistence/intervention.store.js';
+import { MessageStore } from '../../../src/persistence/message.store.js';
+import { OperationStore, TERMINAL_HOOKS_OWNER } from '../../../src/persistence/operation.store.js';
+import { OperationWaitStore, type DecisionEffects, type OperationWaitFailpoints } from '../../../src/persistence/operation-wait.store.js';
+import { OwedWorkStore } from '../../../src/persistence/owed-work.store.js';
+import type { NewIntervention, NewToolMessage, OperationRecord } from '../../../src/persistence/records.js';
+import { StoreDatabase } from '../../../src/persistence/store-database.js';
+import { ToolResultPlaceholderStore } from '../../../src/persistence/tool-result-placeholder.store.js';
+import { rejectionReceipt } from '../../../src/runtime/intervention-receipts.js';
+import type { OperationEvent } from '../../../src/runtime/operation-events.port.js';
+import { driverSuites, useTestDatabase } from './test-databases.js';
+
+const describeEachDriver = await driverSuites();
+
+const HOLD_MS = 10_000;
+const ARGS = { path: '/srv/very-private-path' };
+
+const approval = (toolCallId: string, callIndex = 0): NewIntervention => ({
+  toolCallId,
+  stepIndex: 0,
+  callIndex,
+  identifier: 'fs',
+  apiName: 'delete',
+  args: ARGS,
+  kind: 'approval',
+});
+const deferred = (toolCallId: string, callIndex = 0): NewIntervention => ({ ...approval(toolCallId, callIndex), kind: 'deferred' });
+
+class Failpoint extends Error {
+  override readonly name = 'Failpoint';
+}
+
+describeEachDriver('durable decisions on %s', (driver) => {
+  const db = useTestDatabase(driver);
+  let now = new Date('2030-01-01T00:00:00.000Z');
+  const clock = () => now;
+  const advance = (ms: number) => void (now = new Date(now.getTime() + ms));
+  /** What the wait store's transactions run last, after every write; a test sets it, `afterEach` clears it. */
+  let beforeCommit: OperationWaitFailpoints['beforeCommit'];
+  let operations: OperationStore;
+  let waits: OperationWaitStore;
+  let owedWork: OwedWorkStore;
+  let interventions: InterventionStore;
+  let messages: MessageStore;
+  let placeholders: ToolResultPlaceholderStore;
+
+  beforeAll(() => {
+    const dataSource: DataSource = db.dataSource;
+    operations = new OperationStore(dataSource, { clock });
+    waits = new OperationWaitStore(dataSource, { clock, failpoints: { beforeCommit: (id, work) => beforeCommit?.(id, work) } });
+    owedWork = new OwedWorkStore(dataSource, { clock });
+    interventions = new InterventionStore(dataSource, { clock });
+    messages = new MessageStore(dataSource);
+    placeholders = new ToolResultPlaceholderStore(dataSource, { clock });
+  });
+  afterEach(() => {
+    beforeCommit = undefined;
+  });
+
+  /** A new operation waiting on `items` (recorded, then paused). */
+  async function waitingOn(items: readonly NewIntervention[]): Promise<OperationRecord> {
+    const { operation } = await operations.create({ agentId: 'assistant', prompt: 'tidy up the very private folder' });
+    await waits.record(operation.id, items);
+    expect(await waits.pause(operation.id)).toBe(true);
+    const paused = (await operations.get(operation.id))!;
+    expect(paused.status).toBe('waiting');
+    return paused;
+  }
+
+  const effects = (more: Partial<DecisionEffects> = {}): DecisionEffects => ({
+    notify: ['afterHumanIntervention'],
+    claimant: 'decider-1',
+    holdMs: HOLD_MS,
+    ...more,
+  });
+
+  /** The events committed for `operationId` from now on. */
+  function watchEvents(operationId: string): { seen: OperationEvent[]; stop(): void } {
+    const seen: OperationEvent[] = [];
+    const subscription = StoreDatabase.for(db.dataSource).committed$.subscribe((event) => {
+      if (event.operationId === operationId) seen.push(event);
+    });
+    return { seen, stop: () => subscription.unsubscribe() };
+  }
+
+  /** What a failed or refused decision must have left exactly as it was. */
+  async function snapshot(operationId: string) {
+    const operation = (await operations.get(operationId))!;
+    return {
+      status: operation.status,
+      version: operation.version,
+      interventions: (await interventions.list(operationId)).map(({ toolCallId, status, decision }) => ({ toolCallId, status, decision })),
+      messages: (await messages.list(operationId)).length,
+      owed: await owedWork.list(operationId),
+      placeholders: (await placeholders.list(operationId)).map(({ toolCallId, state }) => ({ toolCallId, state })),
+    };
+  }
+
+  it('G3: an approval of the last pending call and the resume commit together', async () => {
+    const operation = await waitingOn([approval('c1')]);
+    const events = watchEvents(operation.id);
+    const seenInside: number[] = [];
+    beforeCommit = () => void seenInside.push(events.seen.length);
+    try {
+      const result = await waits.decideDurably(operation.id, 'c1', { action: 'approve', decidedBy: 'alice' }, effects());
+
+      expect(result).toMatchObject({ outcome: 'decided', resumed: true, completed: false });
+      expect(result.owed).toEqual([
+        expect.objectContaining({ operationId: operation.id, point: 'afterHumanIntervention', toolCallId: 'c1', action: 'approve', claimedBy: 'decider-1', attempts: 1 }),
+      ]);
+      const stored = (await operations.get(operation.id))!;
+      expect(stored).toMatchObject({ status: 'running', version: operation.version + 1 });
+      expect(await interventions.get(operation.id, 'c1')).toMatchObject({ status: 'approved', decision: 'approve', decidedBy: 'alice' });
+      // Nothing left the process while the transaction was open; the commit published what it changed.
+      expect(seenInside).toEqual([0]);
+      expect(events.seen.map((event) => event.kind).sort()).toEqual(['intervention', 'owed', 'status']);
+      expect(events.seen.find((event) => event.kind === 'status')).toEqual({ operationId: operation.id, kind: 'status', status: 'running', version: operation.version + 1 });
+
+      // Deciding again is refused and writes nothing more.
+      const before = await snapshot(operation.id);
+      const again = await waits.decideDurably(operation.id, 'c1', { action: 'reject' }, effects({ claimant: 'decider-2' }));
+      expect(again).toEqual({ outcome: 'not_pending', resumed: false, completed: false, owed: [] });
+      expect(await snapshot(operation.id)).toEqual(before);
+      expect(events.seen).toHaveLength(3);
+    } finally {
+      events.stop();
+    }
+  });
+
+  it('G3: an approval while another call is still pending does not resume', async () => {
+    const operation = await waitingOn([approval('c1', 0), approval('c2', 1)]);
+    const events = watchEvents(operation.id);
+    try {
+      const first = await waits.decideDurably(operation.id, 'c1', { action: 'approve' }, effects());
+      expect(first).toMatchObject({ outcome: 'decided', resumed: false, completed: false });
+      expect(first.owed).toHaveLength(1);
+      expect(await operations.get(operation.id)).toMatchObject({ status: 'waiting', version: operation.version });
+      expect(events.seen.map((event) => event.kind).sort()).toEqual(['intervention', 'owed']);
+      expect(events.seen.every((event) => event.status === 'waiting' && event.version === operation.version)).toBe(true);
+
+      // The last pending call, rejected so that the run goes on, is the one that resumes.
+      const last = await waits.decideDurably(operation.id, 'c2', { action: 'rejectAndContinue', reason: 'not that one' }, effects());
+      expect(last).toMatchObject({ outcome: 'decided', resumed: true, completed: false });
+      expect(last.owed).toEqual([expect.objectContaining({ point: 'afterHumanIntervention', toolCallId: 'c2', action: 'rejectAndContinue' })]);
+      expect(await operations.get(operation.id)).toMatchObject({ status: 'running', version: operation.version + 1 });
+    } finally {
+      events.stop();
+    }
+  });
+
+  it('G3: a rejection stores its receipt and the terminal transition in one transaction; the terminal sequence is owed', async () => {
+    const operation = await waitingOn([approval('c1', 0), approval('c2', 1)]);
+    const call = { id: 'c1', identifier: 'fs', apiName: 'delete', args: ARGS };
+    const receipt = rejectionReceipt(call, 'too risky') as NewToolMessage;
+    const stop = effects({ notify: ['onStopByHumanIntervention'], receipt });
+
+    // A failure after the receipt and the transition were written: neither is kept, nor the decision.
+    const before = await snapshot(operation.id);
+    beforeCommit = () => {
+      throw new Failpoint('after the terminal transition');
+    };
+    await expect(waits.decideDurably(operation.id, 'c1', { action: 'reject', reason: 'too risky' }, stop)).rejects.toThrow(Failpoint);
+    expect(await snapshot(operation.id)).toEqual(before);
+    beforeCommit = undefined;
+
+    const events = watchEvents(operation.id);
+    try {
+      const result = await waits.decideDurably(operation.id, 'c1', { action: 'reject', reason: 'too risky' }, stop);
+      expect(result).toMatchObject({ outcome: 'decided', resumed: false, completed: true });
+      const stored = (await operations.get(operation.id))!;
+      expect(stored).toMatchObject({
+        status: 'completed',
+        reason: 'interrupted',
+        version: operation.version + 1,
+        completedAt: now.toISOString(),
+        leaseOwner: TERMINAL_HOOKS_OWNER,
+        leaseUntil: new Date(now.getTime() + HOLD_MS).toISOString(),
+      });
+      const conversation = await messages.list(operation.id);
+      expect(conversation).toHaveLength(before.messages + 1);
+      expect(conversation.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', content: 'too risky', success: false, state: { humanIntervention: { action: 'reject', reason: 'too risky' } } });
+      expect(result.receipt).toMatchObject({ id: conversation.at(-1)!.id, seq: conversation.at(-1)!.seq });
+      expect(result.owed).toEqual([expect.objectContaining({ point: 'onStopByHumanIntervention', toolCallId: 'c1', action: 'reject', claimedBy: 'decider-1' })]);
+      expect(await interventions.get(operation.id, 'c1')).toMatchObject({ status: 'rejected', decision: 'reject', decisionReason: 'too risky' });
+      expect(events.seen.map((event) => event.kind).sort()).toEqual(['intervention', 'message', 'owed', 'status']);
+      expect(events.seen.find((event) => event.kind === 'status')).toMatchObject({ status: 'completed', version: operation.version + 1 });
+
+      // The terminal sequence is owed: held by the decider's transition for a while, then a reconciler's.
+      const held = await operations.claimOwedTerminalHooks('reconciler-1', HOLD_MS);
+      expect(held.map((owed) => owed.id)).not.toContain(operation.id);
+      advance(HOLD_MS);
+      const taken = await operations.claimOwedTerminalHooks('reconciler-1', HOLD_MS);
+      expect(taken.find((owed) => owed.id === operation.id)).toMatchObject({ reason: 'interrupted', leaseOwner: 'reconciler-1' });
+    } finally {
+      events.stop();
+    }
+  });
+
+  it('G3: the owed notification row is written with the decision and claimed by the decider; a reconciler claims it only after the hold lapses', async () => {
+    const operation = await waitingOn([approval('c1')]);
+    const decidedAt = now.toISOString();
+    const { owed } = await waits.decideDurably(operation.id, 'c1', { action: 'approve', reason: 'a-private-reason', decidedBy: 'alice' }, effects());
+    const [row] = await owedWork.list(operation.id);
+    expect(row).toEqual({
+      id: owed[0]!.id,
+      operationId: operation.id,
+      point: 'afterHumanIntervention',
+      toolCallId: 'c1',
+      action: 'approve',
+      createdAt: decidedAt,
+      claimedBy: 'decider-1',
+      claimedUntil: new Date(now.getTime() + HOLD_MS).toISOString(),
+      attempts: 1,
+    });
+    // Identifiers only (DESIGN §5): no prompt, argument, reason or decider is copied into it.
+    const raw: unknown[] = await db.dataSource.query(`SELECT * FROM ${StoreDatabase.for(db.dataSource).table('agent_hooks_owed_work')}`);
+    const text = JSON.stringify(raw);
+    for (const secret of ['a-private-reason', 'very-private', 'alice']) expect(text).not.toContain(secret);
+
+    const claimedBy = async (owner: string) => (await owedWork.claimOwed(owner, HOLD_MS)).filter((claimed) => claimed.operationId === operation.id);
+    // While the decider holds it, no reconciler gets it.
+    expect(await claimedBy('reconciler-1')).toEqual([]);
+    advance(HOLD_MS - 1);
+    expect(await claimedBy('reconciler-1')).toEqual([]);
+
+    // Its hold lapsed: of two reconcilers racing for it, exactly one claims it.
+    advance(1);
+    const race = await Promise.all([claimedBy('reconciler-1'), claimedBy('reconciler-2')]);
+    expect(race.flat()).toEqual([expect.objectContaining({ id: row!.id, attempts: 2 })]);
+    const holder = race[0]!.length === 1 ? 'reconciler-1' : 'reconciler-2';
+    expect(race.flat()[0]!.claimedBy).toBe(holder);
+
+    // A failed delivery lets go (only its holder can), so the next pass retries it at once.
+    expect(await owedWork.release(row!.id, 'someone-else')).toBe(false);
+    expect(await claimedBy('reconciler-3')).toEqual([]);
+    expect(await owedWork.release(row!.id, holder)).toBe(true);
+    expect(await claimedBy('reconciler-3')).toEqual([expect.objectContaining({ id: row!.id, claimedBy: 'reconciler-3', attempts: 3 })]);
+
+    // Delivered: never claimed again, however long it waits.
+    const deliveredAt = now.toISOString();
+    expect(await owedWork.markDelivered(row!.id)).toBe(true);
+    expect(await owedWork.markDelivered(row!.id)).toBe(false);
+    advance(10 * HOLD_MS);
+    expect(await claimedBy('reconciler-4')).toEqual([]);
+    expect((await owedWork.list(operation.id))[0]).toMatchObject({ deliveredAt, attempts: 3 });
+
+    // A row whose operation does not exist (any more) is never handed out.
+    const orphan: OwedWorkEntity = {
+      id: '00000000-0000-4000-8000-000000000013',
+      operationId: '00000000-0000-4000-8000-0000000000ff',
+      point: 'afterHumanIntervention',
+      toolCallId: 'c1',
+      action: 'approve',
+      createdAt: new Date(0).toISOString(),
+      claimedBy: null,
+      claimedUntil: null,
+      deliveredAt: null,
+      attempts: 0,
+    };
+    await db.dataSource.createQueryBuilder().insert().into(OwedWorkEntity).values(insertValues(orphan)).execute();
+    expect((await owedWork.claimOwed('reconciler-5', HOLD_MS)).map((claimed) => claimed.id)).not.toContain(orphan.id);
+  });
+
+  it('G3: a failure inside the transaction leaves neither the decision nor the resume nor the owed row', async () => {
+    const operation = await waitingOn([approval('c1')]);
+    const before = await snapshot(operation.id);
+    const events = watchEvents(operation.id);
+    try {
+      // After every write (decision, owed row, resume): a throw rolls all of them back.
+      beforeCommit = () => {
+        throw new Failpoint('after the resume');
+      };
+      await expect(waits.decideDurably(operation.id, 'c1', { action: 'approve' }, effects())).rejects.toThrow(Failpoint);
+      expect(await snapshot(operation.id)).toEqual(before);
+      beforeCommit = undefined;
+
+      // A statement of the database failing after the decision was written: the owed row's unique key
+      // (operation, point, call) is taken by a row planted here, so its insert is refused.
+      const planted: OwedWorkEntity = {
+        id: '00000000-0000-4000-8000-00000000a013',
+        operationId: operation.id,
+        point: 'afterHumanIntervention',
+        toolCallId: 'c1',
+        action: null,
+        createdAt: now.toISOString(),
+        claimedBy: null,
+        claimedUntil: null,
+        deliveredAt: now.toISOString(),
+        attempts: 0,
+      };
+      const owedTable = db.dataSource.createQueryBuilder().insert().into(OwedWorkEntity);
+      await owedTable.values(insertValues(planted)).execute();
+      await expect(waits.decideDurably(operation.id, 'c1', { action: 'approve' }, effects())).rejects.toThrow();
+      expect(await snapshot(operation.id)).toEqual({ ...before, owed: [expect.objectContaining({ id: planted.id })] });
+      expect(events.seen).toEqual([]);
+      await db.dataSource.createQueryBuilder().delete().from(OwedWorkEntity).where('"id" = :id', { id: planted.id }).execute();
+
+      // Nothing was half-kept, so the same decision simply goes through now: no second decision is needed.
+      const result = await waits.decideDurably(operation.id, 'c1', { action: 'approve' }, effects());
+      expect(result).toMatchObject({ outcome: 'decided', resumed: true });
+      expect(await operations.get(operation.id)).toMatchObject({ status: 'running', version: operation.version + 1 });
+    } finally {
+      events.stop();
+    }
+  });
+
+  it('G5: a decision for a completed operation writes nothing', async () => {
+    const operation = await waitingOn([approval('c1', 0), deferred('d1', 1)]);
+    expect(await operations.complete(operation.id, 'interrupted')).toBe(true);
+    const before = await snapshot(operation.id);
+    const events = watchEvents(operation.id);
+    try {
+      const receipt = rejectionReceipt({ id: 'c1', identifier: 'fs', apiName: 'delete', args: ARGS }, undefined) as NewToolMessage;
+      const refused = { outcome: 'operation_completed', resumed: false, completed: false, owed: [] };
+      expect(await waits.decideDurably(operation.id, 'c1', { action: 'approve' }, effects())).toEqual(refused);
+      expect(await waits.decideDurably(operation.id, 'c1', { action: 'rejectAndContinue' }, effects())).toEqual(refused);
+      expect(await waits.decideDurably(operation.id, 'c1', { action: 'reject' }, effects({ notify: ['onStopByHumanIntervention'], receipt }))).toEqual(refused);
+      const message: NewToolMessage = { role: 'tool', toolCallId: 'd1', identifier: 'fs', apiName: 'delete', content: 'done', success: true };
+      expect(await waits.publishDeferred(operation.id, 'd1', { content: 'done', success: true }, message)).toEqual({ published: false, reason: 'operation_completed' });
+      expect(await snapshot(operation.id)).toEqual(before);
+      expect(events.seen).toEqual([]);
+    } finally {
+      events.stop();
+    }
+  });
+
+  it('G3: a deferred result published last makes the operation runnable in the same transaction', async () => {
+    const operation = await waitingOn([approval('c1', 0), deferred('d1', 1)]);
+    const message: NewToolMessage = { role: 'tool', toolCallId: 'd1', identifier: 'fs', apiName: 'delete', content: 'deleted', success: true };
+    const result = { content: 'deleted', success: true };
+    expect(await placeholders.claim(operation.id, 'd1', 'executor-1', HOLD_MS)).toBe(true);
+
+    // Published while an approval is still pending: no resume.
+    const approved = await waits.decideDurably(operation.id, 'c1', { action: 'approve' }, effects());
+    expect(approved.resumed).toBe(false);
+    const waitingVersion = (await operations.get(operation.id))!.version;
+
+    // A failure after the placeholder, the message, the completion and the resume were written: none is kept.
+    const before = await snapshot(operation.id);
+    beforeCommit = (_id, work) => {
+      if (work === 'publishDeferred') throw new Failpoint('after the resume');
+    };
+    await expect(waits.publishDeferred(operation.id, 'd1', result, message, { claimant: 'executor-1' })).rejects.toThrow(Failpoint);
+    expect(await snapshot(operation.id)).toEqual(before);
+    beforeCommit = undefined;
+
+    const events = watchEvents(operation.id);
+    try {
+      const published = await waits.publishDeferred(operation.id, 'd1', result, message, { claimant: 'executor-1' });
+      expect(published).toMatchObject({ published: true, resumed: true, message: { toolCallId: 'd1', content: 'deleted' } });
+      expect(await operations.get(operation.id)).toMatchObject({ status: 'running', version: waitingVersion + 1 });
+      expect(await placeholders.get(operation.id, 'd1')).toMatchObject({ state: 'final', result });
+      expect(await interventions.get(operation.id, 'd1')).toMatchObject({ status: 'completed' });
+      expect(events.seen.map((event) => event.kind).sort()).toEqual(['intervention', 'message', 'status']);
+      expect(events.seen.every((event) => event.status === 'running' && event.version === waitingVersion + 1)).toBe(true);
+    } finally {
+      events.stop();
+    }
+  });
+
+  it('G3: two deciders of the last two pending calls: exactly one resumes', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const operation = await waitingOn([approval('c1', 0), approval('c2', 1)]);
+      const results = await Promise.all([
+        waits.decideDurably(operation.id, 'c1', { action: 'approve' }, effects({ claimant: 'decider-1' })),
+        waits.decideDurably(operation.id, 'c2', { action: 'rejectAndContinue' }, effects({ claimant: 'decider-2' })),
+      ]);
+      expect(results.map((result) => result.outcome)).toEqual(['decided', 'decided']);
+      expect(results.filter((result) => result.resumed)).toHaveLength(1);
+      expect(await operations.get(operation.id)).toMatchObject({ status: 'running', version: operation.version + 1 });
+      expect((await owedWork.list(operation.id)).map((row) => row.claimedBy).sort()).toEqual(['decider-1', 'decider-2']);
+    }
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * SPEC G3 through the runtime: a process that dies right after a decision committed — before its
+ * `afterHumanIntervention` / `onStopByHumanIntervention` ran and before the next step — loses nothing. The
+ * death is the decision committed by a decider that never comes back (`decideDurably` with a claimant of
+ * no process and a hold that lapses); the app's reconciler then delivers the owed notification once and
+ * drives the operation (or runs the owed terminal sequence), and approving again is `not_pending`.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { InterventionNotPendingError } from '../../../src/index.js';
+import { rejectionReceipt } from '../../../src/runtime/intervention-receipts.js';
+import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
+import type { ToolMessage } from '../../../src/runtime/runtime-store.port.js';
+import { bootRuntime, eventOf, eventually, pointsOf, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
+
+let app: RuntimeApp;
+beforeEach(async () => {
+  executions.write = 0;
+  // Passes only when the test asks: nothing but the test's own pass may deliver what the dead decider owed.
+  app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], module: { recovery: { leaseMs: 300, reconcileEveryMs: 3_600_000 } } });
+});
+afterEach(() => app.close());
+
+const reconcile = () => app.moduleRef.get(OperationReconciler).reconcile();
+
+/** A decider that commits and dies: its claim on the owed rows lapses at once. */
+const DEAD = { claimant: 'dead-process:1', holdMs: 1 };
+
+async function pendingApproval() {
+  const { operationId, done } = await app.runtime.execAgent({ agentId: 'writer', prompt: 'write the report' });
+  const paused = await untilOperation(app.store, operationId, waiting);
+  const toolCallId = (await app.store.interventions(operationId))[0]!.toolCallId;
+  return { operationId, done, toolCallId, paused };
+}
+
+describe('G3 durable decisions through the runtime', () => {
+  it('G3: an approval committed by a process that died is delivered and resumed by the reconciler; approving again is not_pending', async () => {
+    const { operationId, done, toolCallId } = await pendingApproval();
+    const decided = await app.store.decideDurably(operationId, toolCallId, { action: 'approve' }, { notify: ['afterHumanIntervention'], ...DEAD });
+    expect(decided).toMatchObject({ outcome: 'decided', resumed: true });
+    expect(pointsOf(app.events, operationId, ['afterHumanIntervention'])).toEqual([]);
+    // The approval is not lost: a second one would be a second decision.
+    expect(await rejectionOf(app.runtime.approve(operationId, toolCallId))).toBeInstanceOf(InterventionNotPendingError);
+
+    expect((await reconcile()).notifications).toBe(1);
+    expect(pointsOf(app.events, operationId, ['afterHumanIntervention'])).toEqual(['afterHumanIntervention']);
+    // Running with nobody driving: taken over once it has been quiet for one lease.
+    await eventually(async () => (await reconcile()).recovered === 1, 'the takeover of the resumed operation');
+    expect(await within(done, 'done')).toMatchObject({ reason: 'done', content: 'wrote: written /tmp/report.txt' });
+    expect(executions.write).toBe(1);
+    expect(pointsOf(app.events, operationId, ['afterHumanIntervention', 'onComplete'])).toEqual(['afterHumanIntervention', 'onComplete']);
+    expect(eventOf(app.events, operationId, 'afterHumanIntervention')?.payload).toMatchObject({ action: 'approve', toolCallId });
+    // Delivered once: a later pass finds nothing owed.
+    expect((await reconcile()).notifications).toBe(0);
+  });
+
+  it('G3: a rejection committed by a process that died delivers onStopByHumanIntervention before the owed terminal sequence', async () => {
+    const { operationId, done, toolCallId } = await pendingApproval();
+    const item = (await app.store.interventions(operationId))[0]!;
+    const receipt = rejectionReceipt({ id: toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args }, 'not today') as ToolMessage;
+    const decided = await app.store.decideDurably(operationId, toolCallId, { action: 'reject', reason: 'not today' }, {
+      notify: ['onStopByHumanIntervention'],
+      receipt,
+      terminalHold: { owner: DEAD.claimant, ms: 1 },
+      ...DEAD,
+    });
+    expect(decided).toMatchObject({ outcome: 'decided', completed: true });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the 1 ms holds lapse
+    expect(await reconcile()).toMatchObject({ notifications: 1, terminalSequences: 1 });
+    expect(await within(done, 'done')).toMatchObject({ reason: 'interrupted' });
+    expect(pointsOf(app.events, operationId, ['onStopByHumanIntervention', 'onComplete'])).toEqual(['onStopByHumanIntervention', 'onComplete']);
+    expect(eventOf(app.events, operationId, 'onStopByHumanIntervention')?.payload).toMatchObject({ toolCallId, rejectionReason: 'not today' });
+    expect(executions.write).toBe(0);
+    const tools = (await app.store.messages(operationId)).filter((m) => m.role === 'tool');
+    expect(tools).toEqual([expect.objectContaining({ toolCallId, content: 'not today' })]);
+  });
+
+  it('G3: a live approval delivers afterHumanIntervention once and leaves nothing owed', async () => {
+    const { operationId, done, toolCallId } = await pendingApproval();
+    await app.runtime.approve(operationId, toolCallId);
+    expect((await within(done, 'done')).reason).toBe('done');
+    expect(await reconcile()).toMatchObject({ notifications: 0, terminalSequences: 0 });
+    expect(pointsOf(app.events, operationId, ['afterHumanIntervention'])).toEqual(['afterHumanIntervention']);
+  });
+});
