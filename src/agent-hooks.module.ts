@@ -91,7 +91,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     TimelineSink,
     { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink },
     // SPEC G2 in every mode: leases on running operations, and the reconciler that takes expired ones over.
-    { provide: RECOVERY_SETTINGS, useFactory: recoverySettings, inject: [AGENT_HOOKS_MODULE_OPTIONS] },
+    { provide: RECOVERY_SETTINGS, useFactory: (options: AgentHooksModuleOptions) => recoverySettings(options), inject: [AGENT_HOOKS_MODULE_OPTIONS] },
     TypeOrmOperationLeases,
     { provide: OPERATION_LEASES, useExisting: TypeOrmOperationLeases },
     LeaseHolder,

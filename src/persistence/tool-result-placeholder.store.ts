@@ -94,15 +94,15 @@ export class ToolResultPlaceholderStore {
   }
 
   /**
-   * Gives up `claimant`'s claim: the next result of the call may be decided. The received result goes with
-   * it (its poster got the failure), unless `keepReceived` (a reconciler that failed: the next pass retries).
+   * Gives up `claimant`'s claim (its after-chain failed, its poster got the failure): the result it stored
+   * goes with it, and the next result of the call may be decided.
    */
-  async release(operationId: string, toolCallId: string, claimant: string, options: { keepReceived?: boolean } = {}): Promise<void> {
+  async release(operationId: string, toolCallId: string, claimant: string): Promise<void> {
     await this.db.run((manager) =>
       manager
         .createQueryBuilder()
         .update(ToolResultPlaceholderEntity)
-        .set(updateValues<ToolResultPlaceholderEntity>({ claimedBy: null, claimedUntil: null, ...(options.keepReceived ? {} : { receivedResult: null, receivedAt: null }) }))
+        .set(updateValues<ToolResultPlaceholderEntity>({ claimedBy: null, claimedUntil: null, receivedResult: null, receivedAt: null }))
         .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "claimed_by" = :claimant', { operationId, toolCallId, claimant })
         .execute(),
     );

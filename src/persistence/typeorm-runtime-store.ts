@@ -145,8 +145,8 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await this.wait()).placeholders.claim(operationId, toolCallId, claimant, holdMs, received);
   }
 
-  async releaseDeferred(operationId: string, toolCallId: string, claimant: string, options: { keepReceived?: boolean } = {}): Promise<void> {
-    await (await this.wait()).placeholders.release(operationId, toolCallId, claimant, options);
+  async releaseDeferred(operationId: string, toolCallId: string, claimant: string): Promise<void> {
+    await (await this.wait()).placeholders.release(operationId, toolCallId, claimant);
   }
 
   async claimReceivedDeferred(claimant: string, holdMs: number, limit?: number): Promise<ReceivedDeferredResult[]> {

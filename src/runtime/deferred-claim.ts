@@ -49,13 +49,14 @@ export class DeferredClaim {
   }
 
   /**
-   * Stops renewing; unless the result was published (which clears the claim), frees the placeholder for
-   * another result — with the received result dropped, unless `keepReceived` (it is finished later).
+   * Stops renewing. Unless the result was published (which clears the claim), frees the placeholder for
+   * another result, the received result dropped — or, with `retryLater`, keeps both and lets the claim lapse,
+   * so a reconciler tries the stored result again one hold from now.
    */
-  async end(published: boolean, options: { keepReceived?: boolean } = {}): Promise<void> {
+  async end(published: boolean, options: { retryLater?: boolean } = {}): Promise<void> {
     clearInterval(this.renewal);
-    if (published) return;
-    // A release that fails only delays the next result until the claim lapses.
-    await this.store.releaseDeferred(this.operationId, this.toolCallId, this.claimant, options).catch(() => undefined);
+    if (published || options.retryLater) return;
+    // A release that fails only delays the next result until the claim lapses (a reconciler then finishes it).
+    await this.store.releaseDeferred(this.operationId, this.toolCallId, this.claimant).catch(() => undefined);
   }
 }

@@ -4,9 +4,11 @@
  * 1. delivers the notifications owed by processes that died between a decision's commit and its hooks
  *    (`afterHumanIntervention`, `onStopByHumanIntervention`; G3), first, so that a stop's notification comes
  *    before its terminal sequence;
- * 2. runs the terminal sequences owed by processes that died after an operation's terminal transition
+ * 2. finishes the deferred results received by processes that died during their after-chain (G3): the
+ *    chain runs again with the stored result, which is then published, the operation runnable again;
+ * 3. runs the terminal sequences owed by processes that died after an operation's terminal transition
  *    (`onComplete` and the rest, at least once, with stable webhook-ids);
- * 3. takes over running operations whose lease expired (their process died, or handed the step back at
+ * 4. takes over running operations whose lease expired (their process died, or handed the step back at
  *    shutdown) and those nobody held that have been quiet for one lease (a process died between a
  *    commit and driving the next step, or Redis lost a job): local mode drives them here, queue mode
  *    enqueues them (the job id, operation + version, makes that idempotent while their job still exists).
@@ -25,6 +27,8 @@ const BATCH = 100;
 export interface ReconcilePass {
   /** Owed notifications delivered. */
   notifications: number;
+  /** Received deferred results of dead deciders published. */
+  deferredResults: number;
   /** Running operations taken over (local) or enqueued again (queue). */
   recovered: number;
   /** Owed terminal sequences run. */
@@ -62,17 +66,18 @@ export class OperationReconciler implements OnApplicationBootstrap {
 
   /** One pass (a pass already running is joined, not doubled). */
   reconcile(): Promise<ReconcilePass> {
-    if (this.stopped) return Promise.resolve({ notifications: 0, recovered: 0, terminalSequences: 0 });
+    if (this.stopped) return Promise.resolve({ notifications: 0, deferredResults: 0, recovered: 0, terminalSequences: 0 });
     this.running ??= this.pass().finally(() => (this.running = undefined));
     return this.running;
   }
 
   private async pass(): Promise<ReconcilePass> {
-    const result: ReconcilePass = { notifications: 0, recovered: 0, terminalSequences: 0 };
+    const result: ReconcilePass = { notifications: 0, deferredResults: 0, recovered: 0, terminalSequences: 0 };
     // A database that does not exist yet holds nothing to recover; a pass must not create it.
     if (!this.leases.mayHoldWork()) return result;
     try {
       result.notifications = await this.runner.deliverOwedNotifications();
+      result.deferredResults = await this.runner.finishReceivedDeferred();
       result.terminalSequences = await this.runner.runOwedTerminalSequences();
       // An unleased operation counts as its last writer's for one lease: time enough to drive or enqueue its
       // next step, and the same bound as an expired lease (G2: one lease plus one interval).

@@ -119,8 +119,6 @@ interface LiveOperation {
   abandon(error: Error): void;
 }
 
-/** Received deferred results one reconcile pass finishes at most; the next pass takes the rest. */
-const RECEIVED_DEFERRED_PER_PASS = 50;
 /** Operations in one chain of `agents/call`, the top-level one included. */
 export const MAX_SUB_AGENT_DEPTH = 5;
 
@@ -413,11 +411,14 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * here (one at a time, renewed while its chain runs, so no two deciders run one chain at once), its caller
    * hooks are restored, the after-chain runs with the stored result and the outcome is published like a
    * posted one — the operation made runnable again in the same transaction, then driven (local) or
-   * scheduled (queue). A failure leaves the result stored for the next pass. Returns how many were published.
+   * scheduled (queue). A failure leaves the result stored, tried again once its claim lapsed. Returns how
+   * many were published.
    */
   async finishReceivedDeferred(): Promise<number> {
+    // At most this many per pass; the next pass takes the rest.
+    const perPass = 50;
     let published = 0;
-    for (let taken = 0; taken < RECEIVED_DEFERRED_PER_PASS && !this.stopped; taken++) {
+    for (let taken = 0; taken < perPass && !this.stopped; taken++) {
       const claimant = `${this.instanceId}:deferred:${randomUUID()}`;
       const [received] = await this.store.claimReceivedDeferred(claimant, this.recovery.leaseMs, 1);
       if (!received) break;
@@ -425,16 +426,16 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       const claim = DeferredClaim.held(this.store, operationId, toolCallId, claimant, this.recovery.leaseMs);
       const restoredHere = !this.registry.hasCallerHooks(operationId);
       let outcome: DurableDeferredPublish | undefined;
-      let live: LiveOperation | undefined;
+      let failed = false;
       try {
         const operation = await this.store.getOperation(operationId);
         const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
         if (operation && item) {
-          live = this.live.get(operationId) ?? newLive(restoredContext(operationId, operation.runContext));
+          const live = this.live.get(operationId) ?? newLive(restoredContext(operationId, operation.runContext));
           outcome = await this.decideDeferred(operation, live, item, received.result, claimant);
           if (outcome.outcome === 'published') published++;
           if (outcome.resumed) {
-            // Resumed by this commit: this process drives it (or schedules it) like a posted result would.
+            // Resumed by this commit: driven (or scheduled) here, as after a posted result.
             if (!this.live.has(operationId)) {
               this.live.set(operationId, live);
               this.watch(operationId, live);
@@ -443,11 +444,12 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
           }
         }
       } catch (error) {
+        failed = true;
         this.logger.warn(`received deferred result of ${operationId} could not be finished (${errorType(error)}); the next pass retries`);
       } finally {
-        // Published: nothing to release. Refused (already final, operation completed): the result goes.
-        // Failed: kept for the next pass.
-        await claim.end(outcome?.outcome === 'published', { keepReceived: outcome === undefined });
+        // Published: nothing to release. Refused (already final, operation completed) or nothing to decide
+        // it for: the result goes. Failed: kept, and tried again once this claim lapsed (one lease).
+        await claim.end(outcome?.outcome === 'published', { retryLater: failed });
         if (restoredHere && !this.live.has(operationId)) this.registry.unregister(operationId);
       }
     }

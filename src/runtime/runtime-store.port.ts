@@ -232,11 +232,8 @@ export interface RuntimeStore {
    * the same statement (SPEC G3), until the publish replaces it with the final one.
    */
   claimDeferred(operationId: string, toolCallId: string, claimant: string, holdMs: number, received?: ToolResult): Promise<boolean>;
-  /**
-   * Lets go of `claimant`'s claim (its after-chain failed), so another result may be decided; the received
-   * result goes too unless `keepReceived` (a reconciler that failed leaves it for the next pass).
-   */
-  releaseDeferred(operationId: string, toolCallId: string, claimant: string, options?: { keepReceived?: boolean }): Promise<void>;
+  /** Lets go of `claimant`'s claim and the result it stored (its after-chain failed), so another result may be decided. */
+  releaseDeferred(operationId: string, toolCallId: string, claimant: string): Promise<void>;
   /**
    * SPEC G3: received deferred results whose decider died during the after-chain (its claim lapsed), oldest
    * first, each claimed for `claimant` for `holdMs` (a compare-and-set: two reconcilers never both get one).

@@ -35,13 +35,16 @@ export class OutgoingHeaders {
   constructor(private readonly secret: () => string | undefined) {}
 
   /**
-   * The headers to send now: resolved templates plus the signature headers when a secret is set. Errors
+   * The headers to send now: resolved templates, `webhook-id` and `webhook-timestamp`, and the signature when a secret is set. Errors
    * name the header or variable, never a value. The result holds secrets: it is sent, never stored.
    */
   for(webhook: OutgoingWebhook, nowMs: number = Date.now()): Record<string, string> {
     const headers: Record<string, string> = { ...resolveHeaders(webhook.headers, webhook.allowedEnvVars) };
     const signer = this.currentSigner();
-    if (signer) Object.assign(headers, signer.headers(webhook.webhookId, Math.floor(nowMs / 1000), webhook.body));
+    const timestamp = Math.floor(nowMs / 1000);
+    if (signer) Object.assign(headers, signer.headers(webhook.webhookId, timestamp, webhook.body));
+    // Unsigned too: delivery is at least once (G2, G3), and the id is what a receiver de-duplicates on.
+    else Object.assign(headers, { 'webhook-id': webhook.webhookId, 'webhook-timestamp': String(timestamp) });
     return headers;
   }
 

@@ -3,7 +3,8 @@
  * reject, a deferred result) and "runnable again" commit in one transaction, with the notifications owed
  * about it — rows claimed by the decider, which a reconciler delivers only once that claim lapsed. A
  * failure anywhere in the transaction leaves none of it; a completed operation gets nothing written.
- * Events about a decision leave only after its commit.
+ * Events about a decision leave only after its commit. A deferred result is stored when it arrives, with
+ * the claim of its decider; if that decider dies, a reconciler takes the stored result over.
  */
 import type { DataSource } from 'typeorm';
 import { OwedWorkEntity } from '../../../src/persistence/entities/owed-work.entity.js';
@@ -366,6 +367,77 @@ describeEachDriver('durable decisions on %s', (driver) => {
     } finally {
       events.stop();
     }
+  });
+
+  it('G3: a received deferred result is stored with its claim; a reconciler takes it over only once the claim lapsed; the publish replaces it with the final result', async () => {
+    const operation = await waitingOn([deferred('d1')]);
+    const raw = { content: 'raw page with a private token', success: true };
+    const receivedAt = now.toISOString();
+    expect(await placeholders.claim(operation.id, 'd1', 'executor-1', HOLD_MS, raw)).toBe(true);
+    expect(await placeholders.get(operation.id, 'd1')).toMatchObject({ state: 'empty', received: raw, receivedAt });
+    const mine = async (owner: string) => (await placeholders.claimReceived(owner, HOLD_MS)).filter((claimed) => claimed.operationId === operation.id);
+
+    // While the result waits, no second result is taken — not even once its decider's claim lapsed.
+    expect(await placeholders.claim(operation.id, 'd1', 'executor-2', HOLD_MS, { content: 'a second post', success: true })).toBe(false);
+    // Its decider renews it (without storing anything again); no reconciler takes it meanwhile.
+    expect(await placeholders.claim(operation.id, 'd1', 'executor-1', HOLD_MS)).toBe(true);
+    expect(await mine('reconciler-1')).toEqual([]);
+    advance(HOLD_MS + 1);
+    expect(await placeholders.claim(operation.id, 'd1', 'executor-2', HOLD_MS, { content: 'a second post', success: true })).toBe(false);
+    expect((await placeholders.get(operation.id, 'd1'))!.received).toEqual(raw);
+
+    // The decider died: of two reconcilers racing for its result, exactly one gets it, as it was received.
+    const race = await Promise.all([mine('reconciler-1'), mine('reconciler-2')]);
+    expect(race.flat()).toEqual([{ operationId: operation.id, toolCallId: 'd1', result: raw, receivedAt }]);
+    const holder = race[0]!.length === 1 ? 'reconciler-1' : 'reconciler-2';
+    expect(await mine('reconciler-3')).toEqual([]);
+
+    // The dead decider's publish is refused (it lost the claim); the holder's publishes the final result.
+    const message = (content: string): NewToolMessage => ({ role: 'tool', toolCallId: 'd1', identifier: 'fs', apiName: 'delete', content, success: true });
+    expect(await waits.publishDeferred(operation.id, 'd1', raw, message(raw.content), { claimant: 'executor-1' })).toEqual({ published: false, reason: 'already_final' });
+    const final = { content: 'page (token redacted)', success: true };
+    const published = await waits.publishDeferred(operation.id, 'd1', final, message(final.content), { claimant: holder });
+    expect(published).toMatchObject({ published: true, resumed: true, message: { toolCallId: 'd1', content: final.content } });
+    expect(await operations.get(operation.id)).toMatchObject({ status: 'running', version: operation.version + 1 });
+    const stored = (await placeholders.get(operation.id, 'd1'))!;
+    expect(stored).toMatchObject({ state: 'final', result: final });
+    expect(stored).not.toHaveProperty('received');
+    expect(stored).not.toHaveProperty('receivedAt');
+    // The raw result did not outlive the publish (the after-chain redacted it).
+    const rows: unknown[] = await db.dataSource.query(`SELECT * FROM ${StoreDatabase.for(db.dataSource).table('agent_hooks_tool_result_placeholders')}`);
+    expect(JSON.stringify(rows)).not.toContain('private token');
+    advance(10 * HOLD_MS);
+    expect(await mine('reconciler-4')).toEqual([]);
+    expect(await placeholders.claim(operation.id, 'd1', 'executor-3', HOLD_MS, { content: 'late', success: true })).toBe(false);
+  });
+
+  it('G3, G5: a released claim takes its received result with it; a received result of a completed operation is dropped, never handed out', async () => {
+    // The after-chain failed and its poster was told: the result goes, and the next post may be decided.
+    const failed = await waitingOn([deferred('d1')]);
+    expect(await placeholders.claim(failed.id, 'd1', 'executor-1', HOLD_MS, { content: 'first', success: true })).toBe(true);
+    await placeholders.release(failed.id, 'd1', 'someone-else');
+    expect((await placeholders.get(failed.id, 'd1'))!.received).toEqual({ content: 'first', success: true });
+    await placeholders.release(failed.id, 'd1', 'executor-1');
+    const released = (await placeholders.get(failed.id, 'd1'))!;
+    expect(released).not.toHaveProperty('received');
+    expect(released).not.toHaveProperty('receivedAt');
+    expect(await placeholders.claim(failed.id, 'd1', 'executor-2', HOLD_MS, { content: 'second', success: false })).toBe(true);
+    expect((await placeholders.get(failed.id, 'd1'))!.received).toEqual({ content: 'second', success: false });
+
+    // The decider died, then the operation was cancelled: nothing of it is published (G5), and the raw
+    // result is not kept.
+    const cancelled = await waitingOn([deferred('d1')]);
+    expect(await placeholders.claim(cancelled.id, 'd1', 'executor-1', HOLD_MS, { content: 'cancelled page', success: true })).toBe(true);
+    expect(await operations.complete(cancelled.id, 'interrupted')).toBe(true);
+    advance(2 * HOLD_MS);
+    const claimed = await placeholders.claimReceived('reconciler-1', HOLD_MS);
+    expect(claimed.map((received) => received.operationId)).not.toContain(cancelled.id);
+    // The failed one's second post lapsed too (its decider is gone as well): that one is handed out.
+    expect(claimed.filter((received) => received.operationId === failed.id)).toEqual([expect.objectContaining({ toolCallId: 'd1', result: { content: 'second', success: false } })]);
+    const dropped = (await placeholders.get(cancelled.id, 'd1'))!;
+    expect(dropped).toMatchObject({ state: 'empty' });
+    expect(dropped).not.toHaveProperty('received');
+    expect((await placeholders.claimReceived('reconciler-2', HOLD_MS)).map((received) => received.operationId)).not.toContain(cancelled.id);
   });
 
   it('G3: two deciders of the last two pending calls: exactly one resumes', async () => {
