@@ -102,7 +102,9 @@ export class CompletionWaits {
       return;
     }
     if (!this.waiters.has(signal.operationId)) return;
-    if (signal.kind === 'status' || signal.status === 'completed') this.check([signal.operationId]);
+    // A commit that says its status is not `completed` needs no read (every step commits one); a completion
+    // publishes its own event. An event without a status is read to be sure.
+    if (signal.status === 'completed' || (signal.kind === 'status' && signal.status === undefined)) this.check([signal.operationId]);
   }
 
   /** Queues the operations for the next batched read; one batch runs at a time, the next gathers meanwhile. */

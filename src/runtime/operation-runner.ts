@@ -445,7 +445,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
         }
       } catch (error) {
         failed = true;
-        this.logger.warn(`received deferred result of ${operationId} could not be finished (${errorType(error)}); the next pass retries`);
+        this.logger.warn(`received deferred result of ${operationId} could not be finished (${errorType(error)}); a pass retries it once the claim lapsed`);
       } finally {
         // Published: nothing to release. Refused (already final, operation completed) or nothing to decide
         // it for: the result goes. Failed: kept, and tried again once this claim lapsed (one lease).

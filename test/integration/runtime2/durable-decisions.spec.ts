@@ -4,9 +4,14 @@
  * death is the decision committed by a decider that never comes back (`decideDurably` with a claimant of
  * no process and a hold that lapses); the app's reconciler then delivers the owed notification once and
  * drives the operation (or runs the owed terminal sequence), and approving again is `not_pending`.
+ * Likewise a deferred result received by a process that died during its after-chain: it was stored with the
+ * claim (`claimDeferred` with a result, a claimant of no process and a lapsed hold); the reconciler runs the
+ * after-chain with it and publishes, and posting again is `already_completed`.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { InterventionNotPendingError } from '../../../src/index.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { AlreadyCompletedError, InterventionNotPendingError } from '../../../src/index.js';
 import { rejectionReceipt } from '../../../src/runtime/intervention-receipts.js';
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
 import type { ToolMessage } from '../../../src/runtime/runtime-store.port.js';
@@ -14,10 +19,37 @@ import { bootRuntime, eventOf, eventually, pointsOf, rejectionOf, within, type R
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
 
 let app: RuntimeApp;
+/** A caller's result policy (an `afterToolCall` webhook): records what it saw, answers `verdicts` in turn (else 204). */
+let policy: Server;
+let policyUrl: string;
+const policySaw: Array<{ hookType?: string; result?: { content?: string } }> = [];
+const verdicts: Array<{ decision: 'allow' | 'deny'; reason?: string }> = [];
+beforeAll(async () => {
+  policy = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      policySaw.push(JSON.parse(body));
+      const verdict = verdicts.shift();
+      if (verdict) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(verdict));
+      else res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => policy.listen(0, '127.0.0.1', resolve));
+  policyUrl = `http://127.0.0.1:${(policy.address() as AddressInfo).port}/policy`;
+});
+afterAll(() => new Promise((resolve) => policy.close(resolve)));
 beforeEach(async () => {
   executions.write = 0;
+  policySaw.length = 0;
+  verdicts.length = 0;
   // Passes only when the test asks: nothing but the test's own pass may deliver what the dead decider owed.
-  app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], module: { recovery: { leaseMs: 300, reconcileEveryMs: 3_600_000 } } });
+  app = await bootRuntime({
+    config: RUNTIME2_CONFIG,
+    providers: [Runtime2Tools],
+    webhooks: { allowNetworks: ['127.0.0.1/32'] },
+    module: { recovery: { leaseMs: 300, reconcileEveryMs: 3_600_000 } },
+  });
 });
 afterEach(() => app.close());
 
@@ -73,6 +105,39 @@ describe('G3 durable decisions through the runtime', () => {
     expect(executions.write).toBe(0);
     const tools = (await app.store.messages(operationId)).filter((m) => m.role === 'tool');
     expect(tools).toEqual([expect.objectContaining({ toolCallId, content: 'not today' })]);
+  });
+
+  it('G3: a deferred result received by a process that died during its after-chain is published by the reconciler; posting again is already_completed', async () => {
+    const hooks = [{ id: 'result-policy', type: 'afterToolCall' as const, webhook: { url: policyUrl, responseHandling: 'toolCall' as const, onError: 'block' as const } }];
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'browser', prompt: 'open it', hooks });
+    await untilOperation(app.store, operationId, waiting);
+    const toolCallId = (await app.store.interventions(operationId))[0]!.toolCallId;
+    // The dead process stored the result it received with its claim, then died during the after-chain: its
+    // claim has lapsed. Only the database has the caller's policy now (the handlers of this process are gone).
+    expect(await app.store.claimDeferred(operationId, toolCallId, DEAD.claimant, -1_000, { content: 'SECRET PAGE', success: true })).toBe(true);
+    app.registry.unregister(operationId);
+
+    // The result is not lost: a second post would be a second result.
+    expect(await rejectionOf(app.runtime.completeDeferred(operationId, toolCallId, { content: 'a second post', success: true }))).toBeInstanceOf(AlreadyCompletedError);
+    expect(policySaw).toEqual([]);
+    expect((await app.store.messages(operationId)).filter((m) => m.role === 'tool')).toEqual([]);
+
+    verdicts.push({ decision: 'deny', reason: 'page withheld' });
+    expect((await reconcile()).deferredResults).toBe(1);
+    // The after-chain ran once, with the caller's policy restored from the database and the stored result.
+    expect(policySaw).toEqual([expect.objectContaining({ hookType: 'afterToolCall', result: expect.objectContaining({ content: 'SECRET PAGE', success: true }) })]);
+    // The publish made it runnable again in its own transaction; the reconciler's process drives it.
+    expect(await within(done, 'done')).toMatchObject({ reason: 'done', content: 'page: page withheld' });
+    const tools = (await app.store.messages(operationId)).filter((m) => m.role === 'tool');
+    expect(tools).toEqual([expect.objectContaining({ toolCallId, content: 'page withheld', error: 'hook_denied' })]);
+    expect(JSON.stringify(await app.store.messages(operationId))).not.toContain('SECRET PAGE');
+    expect(await app.store.placeholderState(operationId, toolCallId)).toBe('final');
+    expect(pointsOf(app.events, operationId, ['afterToolCall', 'onComplete'])).toEqual(['afterToolCall', 'onComplete']);
+
+    // Published once: posting again is already_completed, and a later pass finds nothing to finish.
+    expect(await rejectionOf(app.runtime.completeDeferred(operationId, toolCallId, { content: 'a late post', success: true }))).toBeInstanceOf(AlreadyCompletedError);
+    expect((await reconcile()).deferredResults).toBe(0);
+    expect(policySaw).toHaveLength(1);
   });
 
   it('G3: a live approval delivers afterHumanIntervention once and leaves nothing owed', async () => {
