@@ -316,8 +316,20 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       return;
     }
     const holder = this.terminalHolder();
-    const { operation, decided } = await this.decide(operationId, toolCallId, decision, 'onStopByHumanIntervention', holder);
+    // This process runs the stop's terminal sequence: its own completion event must not settle `done` (and
+    // drop the caller hooks) before `onStopByHumanIntervention` and `onComplete` ran.
+    const early = this.live.get(operationId);
+    if (early) early.finishing = true;
+    let committed;
+    try {
+      committed = await this.decide(operationId, toolCallId, decision, 'onStopByHumanIntervention', holder);
+    } catch (error) {
+      if (early) early.finishing = false;
+      throw error;
+    }
+    const { operation, decided } = committed;
     const live = this.ensureLive(operation);
+    live.finishing = true;
     // A step of this process still running (the decision landed before it paused) stops at its next commit.
     try {
       await this.deliverOwned(operation, live, decided.owed, reason);
@@ -542,8 +554,9 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
         const result = await this.executor.step({ operationId, runContext: live.runContext, signal, stopping: this.stopping.signal, leaseOwner: lease.owner });
         live.steps++;
         if (result && 'waiting' in result) {
-          // The pause freed the lease in its own transaction, so a decision elsewhere may drive at once.
-          lease.stop();
+          // The pause freed the lease in its own transaction, so a decision elsewhere may drive at once; a step
+          // that found the operation already waiting frees it here (owner-conditional, harmless after a pause).
+          await lease.release();
           if (live.resumeRequested) {
             live.resumeRequested = false;
             lease = await this.leases.hold(operationId);
@@ -635,8 +648,9 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
           live.controller.abort(new RunCancelledError(operationId));
           return;
         }
-        const operation = await this.operation(operationId);
-        this.release(operationId, live, await this.resultOf(operationId, operation.reason ?? 'done'));
+        const operation = await this.operation(operationId).catch(() => null);
+        const reason = operation?.reason ?? 'done';
+        this.release(operationId, live, await this.resultOf(operationId, reason).catch(() => emptyResult(operationId, reason)));
       },
       () => (live.watched = false),
     ).catch(() => undefined);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { DATABASE_URL, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
-import { bootRuntime, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { bootRuntime, eventually, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from '../runtime2/approval-kit.js';
 import { REDIS_URL, dropPrefix, fastQueue, queueSuite, uniquePrefix, untilStepQueueIdle } from './queue-kit.js';
@@ -64,6 +64,9 @@ describeWithServices('queue mode', () => {
     expect(result).toMatchObject({ reason: 'done', content: 'done: skip b' });
     expect(receiver.requests.filter((r) => r.path === '/notify').length).toBeGreaterThanOrEqual(2);
     expect(handled).toEqual([]); // handlers given to execAgent live in the API process only (W3)
+    // `done` here follows the completion event, which the worker commits just before it runs the terminal
+    // sequence: across processes `done` may settle first.
+    await eventually(() => pointsOf(worker.events, operationId, ['onComplete']).length > 0, "the worker's onComplete");
     expect(pointsOf(worker.events, operationId, ['onComplete'])).toEqual(['onComplete']);
   }, 40_000);
 
