@@ -56,6 +56,11 @@ export const TERMINAL_HOOKS_LEASE_MS = 60_000;
 export interface TerminalHold {
   owner: string;
   ms: number;
+  /**
+   * A step's own end: the transition happens only while this lease owner still holds the operation, so a
+   * process whose lease was taken over cannot end an operation another process now drives (G2).
+   */
+  leaseOwner?: string;
 }
 
 /** Ids per `completedAmong` query. */
@@ -159,6 +164,7 @@ export class OperationStore {
         }),
         )
         .where('"id" = :operationId AND "status" <> :completed', { operationId, completed: 'completed' })
+        .andWhere(hold?.leaseOwner !== undefined ? '"lease_owner" = :leaseOwner' : '1 = 1', hold?.leaseOwner !== undefined ? { leaseOwner: hold.leaseOwner } : {})
         .execute();
       // The new version is not read back here: subscribers that need it read the operation.
       if (update.affected === 1) events.publish({ operationId, kind: 'status', status: 'completed' });

@@ -4,7 +4,6 @@ import type { DataSource } from 'typeorm';
 import type { TerminalReason, ToolResult } from '../hooks/agent-events.js';
 import type {
   DecisionEffects,
-  DecisionOutcome,
   DeferredPublishOutcome,
   DurableDecision,
   DurableDeferredPublish,
@@ -82,7 +81,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return { operation: result.operation, ...(result.messages[0] ? { message: result.messages[0] } : {}) };
   }
 
-  async complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }, hold?: { owner: string; ms: number }): Promise<boolean> {
+  async complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }, hold?: { owner: string; ms: number; leaseOwner?: string }): Promise<boolean> {
     return (await this.database.stores()).operations.complete(operationId, reason, error, hold);
   }
 
@@ -90,8 +89,8 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     await (await this.database.stores()).operations.markTerminalHooksDone(operationId);
   }
 
-  async claimOwedTerminalHooks(owner: string, holdMs: number): Promise<StoredOperation[]> {
-    return (await this.database.stores()).operations.claimOwedTerminalHooks(owner, holdMs);
+  async claimOwedTerminalHooks(owner: string, holdMs: number, limit?: number): Promise<StoredOperation[]> {
+    return (await this.database.stores()).operations.claimOwedTerminalHooks(owner, holdMs, limit);
   }
 
   async flushTimeline(): Promise<void> {
@@ -125,14 +124,6 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await this.wait()).waits.pause(operationId);
   }
 
-  async resume(operationId: string): Promise<boolean> {
-    return (await this.wait()).waits.resume(operationId);
-  }
-
-  async decide(operationId: string, toolCallId: string, decision: { action: InterventionAction; reason?: string; decidedBy?: string }): Promise<DecisionOutcome> {
-    return (await this.wait()).waits.decide(operationId, toolCallId, decision);
-  }
-
   async claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean> {
     return (await this.wait()).interventions.claim(operationId, toolCallId, claimant);
   }
@@ -152,12 +143,6 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   async claimReceivedDeferred(claimant: string, holdMs: number, limit?: number): Promise<ReceivedDeferredResult[]> {
     const received = await (await this.wait()).placeholders.claimReceived(claimant, holdMs, limit);
     return received.map(({ operationId, toolCallId, result }) => ({ operationId, toolCallId, result }));
-  }
-
-  async publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DeferredPublishOutcome> {
-    // The older flow: the runtime resumes in a transaction of its own afterwards (`resume`).
-    const outcome = await (await this.wait()).waits.publishDeferred(operationId, toolCallId, result, message, { claimant, resume: false });
-    return deferredOutcome(outcome);
   }
 
   async decideDurably(

@@ -119,6 +119,8 @@ interface LiveOperation {
   abandon(error: Error): void;
 }
 
+/** Owed items (notifications, terminal sequences) one reconcile pass takes; the next pass takes the rest. */
+const OWED_PER_PASS = 50;
 /** Operations in one chain of `agents/call`, the top-level one included. */
 export const MAX_SUB_AGENT_DEPTH = 5;
 
@@ -283,14 +285,9 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * delivers the notification and drives the operation.
    */
   async approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
-    const { operation, decided } = await this.decide(operationId, toolCallId, { action: 'approve', ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}) }, 'afterHumanIntervention');
+    const { operation, item, decided } = await this.decide(operationId, toolCallId, { action: 'approve', ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}) }, 'afterHumanIntervention');
     const live = this.ensureLive(operation);
-    // The decision is committed: a failing hook (a `fallback: 'none'` delivery) must not leave the run stuck.
-    try {
-      await this.deliverOwned(operation, live, decided.owed, {});
-    } finally {
-      if (decided.resumed) await this.goOn(operationId, live);
-    }
+    await this.notifyThenGoOn(operation, item, live, decided, {});
   }
 
   /**
@@ -306,13 +303,9 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     };
     const reason = options.reason !== undefined ? { rejectionReason: options.reason } : {};
     if (options.continue) {
-      const { operation, decided } = await this.decide(operationId, toolCallId, decision, 'afterHumanIntervention');
+      const { operation, item, decided } = await this.decide(operationId, toolCallId, decision, 'afterHumanIntervention');
       const live = this.ensureLive(operation);
-      try {
-        await this.deliverOwned(operation, live, decided.owed, reason);
-      } finally {
-        if (decided.resumed) await this.goOn(operationId, live);
-      }
+      await this.notifyThenGoOn(operation, item, live, decided, reason);
       return;
     }
     const holder = this.terminalHolder();
@@ -327,14 +320,16 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       if (early) early.finishing = false;
       throw error;
     }
-    const { operation, decided } = committed;
+    const { operation, item, decided } = committed;
     const live = this.ensureLive(operation);
     live.finishing = true;
+    // Held from the commit on, so a slow notification does not let a reconciler run the sequence too.
+    const holding = decided.completed ? this.leases.holdTerminal(operationId, holder) : undefined;
     // A step of this process still running (the decision landed before it paused) stops at its next commit.
     try {
-      await this.deliverOwned(operation, live, decided.owed, reason);
+      await this.deliverOwned(operation, item, live, decided.owed, reason);
     } finally {
-      await this.afterTransition(operationId, live, 'interrupted', undefined, decided.completed ? holder : undefined);
+      await this.afterTransition(operationId, live, 'interrupted', undefined, decided.completed ? holder : undefined, holding);
     }
   }
 
@@ -530,11 +525,11 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * leaves a lease that expires and is taken over. Ends at a pause (the pause frees the lease), a terminal
    * reason, a lease another process took (it drives from there), or shutdown (G4: the step is handed back).
    */
-  private async drive(operationId: string, live: LiveOperation, fresh: boolean): Promise<void> {
+  private async drive(operationId: string, live: LiveOperation, fresh: boolean, held?: HeldLease): Promise<void> {
     live.driving = true;
     // A cancel or a takeover by another process reaches this step through the operation's events.
     this.watch(operationId, live);
-    let lease = await this.leases.hold(operationId).catch((error: unknown) => {
+    let lease = held ?? await this.leases.hold(operationId).catch((error: unknown) => {
       this.logger.warn(`could not take the lease of ${operationId} (${errorType(error)}); the reconciler will`);
       return null;
     });
@@ -581,7 +576,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       if (reason === 'error') live.error = error;
     }
     lease?.stop();
-    await this.finish(operationId, live, reason);
+    await this.finish(operationId, live, reason, lease?.owner);
   }
 
   /** Cancelled, cut at the end of the shutdown grace period (G4), or the lease lost. */
@@ -792,6 +787,24 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     return { operation, item, decided };
   }
 
+  /**
+   * After a decision that made the operation runnable: its lease is taken first (local mode), so no
+   * reconciler drives the approved call while a slow `afterHumanIntervention` is still being delivered;
+   * then the notification; then the step, under that lease. The decision is committed: a failing hook (a
+   * `fallback: 'none'` delivery) must not leave the run stuck — it goes on, and the error reaches the caller.
+   */
+  private async notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, extra: { rejectionReason?: string }): Promise<void> {
+    const lease = decided.resumed && !this.scheduler && !this.stopped && !live.driving ? await this.leases.hold(operation.id).catch(() => null) : null;
+    try {
+      await this.deliverOwned(operation, item, live, decided.owed, extra);
+    } finally {
+      if (lease) {
+        if (this.stopped) await lease.handBack();
+        else this.track(this.drive(operation.id, live, false, lease));
+      } else if (decided.resumed) await this.goOn(operation.id, live);
+    }
+  }
+
   /** Who claims owed notifications from this process. */
   private owedClaimant(): string {
     return `${this.instanceId}:owed:${randomUUID()}`;
@@ -807,10 +820,11 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * hook ran under its own failure policy: a hook that failed is not retried (its error reaches the
    * decider, as before); only a crash leaves the row owed, for a reconciler.
    */
-  private async deliverOwned(operation: StoredOperation, live: LiveOperation, owed: readonly OwedNotification[], extra: { rejectionReason?: string }): Promise<void> {
+  private async deliverOwned(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, owed: readonly OwedNotification[], extra: { rejectionReason?: string }): Promise<void> {
     for (const notification of owed) {
       try {
-        await this.dispatchOn(operation, live, owedEvent(notification, extra.rejectionReason));
+        // The step of the call, not the operation's current one: the webhook-id stays the same on redelivery.
+        await this.dispatchOn({ ...operation, stepIndex: item.stepIndex }, live, owedEvent(notification, extra.rejectionReason));
       } finally {
         await this.store.markNotificationDelivered(notification.id).catch((error: unknown) => this.logger.warn(`could not record a delivered notification of ${operation.id} (${errorType(error)})`));
       }
@@ -823,17 +837,20 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * At least once, with the webhook-id of the first attempt. Returns how many were delivered.
    */
   async deliverOwedNotifications(): Promise<number> {
-    const owner = this.owedClaimant();
-    const owed = await this.store.claimOwedNotifications(owner, this.recovery.leaseMs);
     let delivered = 0;
-    for (const notification of owed) {
+    // One claim at a time (see `runOwedTerminalSequences`).
+    for (let taken = 0; taken < OWED_PER_PASS && !this.stopped; taken++) {
+      const owner = this.owedClaimant();
+      const [notification] = await this.store.claimOwedNotifications(owner, this.recovery.leaseMs, 1);
+      if (!notification) break;
       const operation = await this.store.getOperation(notification.operationId);
       if (!operation) continue;
       const item = (await this.store.interventions(operation.id)).find((i) => i.toolCallId === notification.toolCallId);
       const restoredHere = !this.registry.hasCallerHooks(operation.id);
       try {
         await this.executor.restoreCallerHooks(operation.id);
-        await this.dispatchOn(operation, newLive(restoredContext(operation.id, operation.runContext)), owedEvent(notification, item?.decisionReason));
+        const at = item ? { ...operation, stepIndex: item.stepIndex } : operation;
+        await this.dispatchOn(at, newLive(restoredContext(operation.id, operation.runContext)), owedEvent(notification, item?.decisionReason));
         await this.store.markNotificationDelivered(notification.id);
         delivered++;
       } catch (error) {
@@ -862,7 +879,12 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     return operation;
   }
 
-  private async finish(operationId: string, live: LiveOperation, reason: TerminalReason): Promise<void> {
+  /**
+   * The terminal transition and sequence. `leaseOwner`: a step's own end, made only while this process still
+   * holds the lease — if another process took the operation over meanwhile (this one's renewals failed), the
+   * operation is theirs to end: this process lets go and watches (G2).
+   */
+  private async finish(operationId: string, live: LiveOperation, reason: TerminalReason, leaseOwner?: string): Promise<void> {
     live.finishing = true;
     const error = live.error;
     const holder = this.terminalHolder();
@@ -871,21 +893,45 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       // S3: the error's type and a summary of our own fields are recorded; its message may hold user input.
       const failure = error !== undefined ? { type: errorType(error), summary: errorSummary(error) } : undefined;
       // This process holds the terminal sequence while it runs; if it dies, a reconciler takes it over (G2).
-      first = await this.store.complete(operationId, reason, failure, { owner: holder, ms: this.recovery.leaseMs });
+      first = await this.store.complete(operationId, reason, failure, { owner: holder, ms: this.recovery.leaseMs, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
       if (first && failure) this.logger.error(`operation ${operationId} failed: ${failure.type}: ${failure.summary}`);
     } catch (failure) {
+      // Nothing was completed: `done` must not settle on a state the database does not have. The lease lapses
+      // and a reconciler (here or elsewhere) drives the operation again.
       this.logger.error(`terminal transition of ${operationId} failed (${errorType(failure)})`);
+      this.letGo(operationId, live);
+      return;
+    }
+    if (!first && leaseOwner !== undefined && (await this.store.getOperation(operationId).catch(() => null))?.status !== 'completed') {
+      this.letGo(operationId, live);
+      return;
     }
     await this.afterTransition(operationId, live, reason, error, first ? holder : undefined);
   }
 
+  /** The operation goes on without this process (its lease moved, or its end could not be written): watch it. */
+  private letGo(operationId: string, live: LiveOperation): void {
+    live.finishing = false;
+    live.driving = false;
+    live.error = undefined;
+    this.watch(operationId, live);
+  }
+
   /**
    * After the terminal transition: the terminal sequence (only by `holder`, the one that made the
-   * transition, renewing its hold meanwhile), then `done` settles and what follows it runs.
+   * transition, renewing its hold meanwhile — from `holding` if the caller started that already), then
+   * `done` settles and what follows it runs.
    */
-  private async afterTransition(operationId: string, live: LiveOperation, reason: TerminalReason, error: unknown, holder: string | undefined): Promise<void> {
+  private async afterTransition(
+    operationId: string,
+    live: LiveOperation,
+    reason: TerminalReason,
+    error: unknown,
+    holder: string | undefined,
+    holding?: () => void,
+  ): Promise<void> {
     live.finishing = true;
-    const stopHolding = holder !== undefined ? this.leases.holdTerminal(operationId, holder) : () => undefined;
+    const stopHolding = holding ?? (holder !== undefined ? this.leases.holdTerminal(operationId, holder) : () => undefined);
     try {
       if (holder !== undefined) await this.terminalHooks(operationId, live, reason, error);
     } catch (failure) {
@@ -919,9 +965,13 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * once. Returns how many ran.
    */
   async runOwedTerminalSequences(): Promise<number> {
-    const owner = `${this.instanceId}:${randomUUID()}`;
-    const owed = await this.store.claimOwedTerminalHooks(owner, this.recovery.leaseMs);
-    for (const operation of owed) {
+    let ran = 0;
+    // One claim at a time, each renewed while it runs: a batch claimed at once would lapse behind a slow hook.
+    for (let taken = 0; taken < OWED_PER_PASS && !this.stopped; taken++) {
+      const owner = `${this.instanceId}:${randomUUID()}`;
+      const [operation] = await this.store.claimOwedTerminalHooks(owner, this.recovery.leaseMs, 1);
+      if (!operation) break;
+      ran++;
       const stopHolding = this.leases.holdTerminal(operation.id, owner);
       const reason = operation.reason ?? 'done';
       const live = newLive(restoredContext(operation.id, operation.runContext));
@@ -942,7 +992,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       }
       // A process still waiting on this operation learns of it from the database (its watcher).
     }
-    return owed.length;
+    return ran;
   }
 
   /**

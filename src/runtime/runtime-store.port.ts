@@ -200,14 +200,17 @@ export interface RuntimeStore {
     operationId: string,
     reason: TerminalReason,
     error?: { type: string; summary?: string },
-    /** Who runs the terminal sequence, and how long before a reconciler may take it over (default 60 s). */
-    hold?: { owner: string; ms: number },
+    /**
+     * Who runs the terminal sequence, and how long before a reconciler may take it over (default 60 s);
+     * with `leaseOwner`, only while that lease holder still holds the operation (a step's own end).
+     */
+    hold?: { owner: string; ms: number; leaseOwner?: string },
   ): Promise<boolean>;
 
   /** The terminal sequence finished (hooks, the sub-agent bridge): nothing is owed any more. */
   markTerminalHooksDone(operationId: string): Promise<void>;
   /** Completed operations whose terminal sequence is owed by a process that died, claimed for `owner`. */
-  claimOwedTerminalHooks(owner: string, holdMs: number): Promise<StoredOperation[]>;
+  claimOwedTerminalHooks(owner: string, holdMs: number, limit?: number): Promise<StoredOperation[]>;
   /** Writes the buffered timeline records now (a queue step ends, a terminal sequence ends). */
   flushTimeline(): Promise<void>;
 
@@ -217,10 +220,6 @@ export interface RuntimeStore {
   recordInterventions(operationId: string, items: readonly NewStoredIntervention[]): Promise<void>;
   /** running → waiting while something is pending: true when the operation now waits. */
   pause(operationId: string): Promise<boolean>;
-  /** waiting → running once nothing is pending: true for the one caller that resumed it. */
-  resume(operationId: string): Promise<boolean>;
-  /** Decides a pending approval once, in the transaction that checks the operation is not completed (G5). */
-  decide(operationId: string, toolCallId: string, decision: { action: InterventionAction; reason?: string; decidedBy?: string }): Promise<DecisionOutcome>;
   /** Claims an approved call for one executor: false when someone claimed it before. */
   claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean>;
   /** The deferred placeholder's state, or null when the call has none. */
@@ -240,12 +239,6 @@ export interface RuntimeStore {
    * Those of completed operations are dropped, never handed out (G5).
    */
   claimReceivedDeferred(claimant: string, holdMs: number, limit?: number): Promise<ReceivedDeferredResult[]>;
-  /**
-   * The compare-and-set publish of a deferred result (L4), by the placeholder's claimant: `already_completed`
-   * when the placeholder is final or held by another; `operation_completed` when the operation ended (G5),
-   * read in the same transaction as the write.
-   */
-  publishDeferred(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DeferredPublishOutcome>;
 
   /**
    * SPEC G3: a decision and everything it makes happen, in one transaction under the operation's row lock —
@@ -260,7 +253,11 @@ export interface RuntimeStore {
     decision: { action: InterventionAction; reason?: string; decidedBy?: string },
     effects: DecisionEffects,
   ): Promise<DurableDecision>;
-  /** `publishDeferred`, and waiting → running in the same transaction when nothing else is pending (SPEC G3). */
+  /**
+   * The compare-and-set publish of a deferred result (L4) by the placeholder's claimant, and waiting → running
+   * in the same transaction when nothing else is pending (SPEC G3): `already_completed` when the placeholder is
+   * final or held by another; `operation_completed` when the operation ended (G5), read in the same transaction.
+   */
   publishDeferredDurably(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DurableDeferredPublish>;
   /**
    * Undelivered notifications whose claim is free or lapsed, oldest first, each claimed for `owner` for

@@ -7,9 +7,11 @@
 import { afterEach, expect, it } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { Tool } from '../../../src/index.js';
+import { OperationEntity } from '../../../src/persistence/entities/operation.entity.js';
+import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
 import { appDatabases } from '../persistence/test-databases.js';
-import { bootRuntime, deferred, guardUnhandledRejections, pointsOf, within, type Deferred, type RuntimeApp } from './runtime-test-kit.js';
+import { bootRuntime, deferred, eventually, guardUnhandledRejections, pointsOf, within, type Deferred, type RuntimeApp } from './runtime-test-kit.js';
 
 const CONFIG = `
 system: recovery-test
@@ -24,7 +26,7 @@ agents:
 `;
 
 /** The slow tool: each execution is counted and waits for the test to let it go. */
-const calls = { executions: 0, arrived: deferred(), release: deferred() as Deferred<void> };
+const calls = { executions: 0, returned: 0, arrived: deferred(), release: deferred() as Deferred<void> };
 
 @Injectable()
 class SlowTools {
@@ -33,6 +35,7 @@ class SlowTools {
     calls.executions++;
     calls.arrived.resolve();
     await calls.release.promise;
+    calls.returned++;
     return 'done';
   }
 }
@@ -44,7 +47,7 @@ const apps: RuntimeApp[] = [];
 afterEach(async () => {
   calls.release.resolve();
   await Promise.all(apps.splice(0).map((app) => app.close()));
-  Object.assign(calls, { executions: 0, arrived: deferred(), release: deferred() });
+  Object.assign(calls, { executions: 0, returned: 0, arrived: deferred(), release: deferred() });
 });
 
 /** Short timings, so that several leases expire while the test watches. */
@@ -74,6 +77,28 @@ describeEach('G2 leases and takeover on %s', (driver) => {
     expect(calls.executions).toBe(1);
     expect(pointsOf(driving.events, operationId, ['onComplete'])).toEqual(['onComplete']);
     expect(pointsOf(watching.events, operationId, ['onComplete'])).toEqual([]);
+  }, 30_000);
+
+  it('G2: a process whose lease was taken over does not end the operation; it goes on under the new holder', async () => {
+    const app = await boot('taken-over');
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'worker', prompt: 'go' });
+    await within(calls.arrived.promise, 'the slow call');
+    // Another process takes the lease (as after this one's renewals failed for a whole lease).
+    const { dataSource } = await app.moduleRef.get(RuntimeDatabase).stores();
+    const setLease = (leaseOwner: string, leaseUntil: string) =>
+      dataSource.createQueryBuilder().update(OperationEntity).set({ leaseOwner, leaseUntil, version: () => '"version"' }).where('id = :operationId', { operationId }).execute();
+    await setLease('another-process:1', new Date(Date.now() + 60_000).toISOString());
+    calls.release.resolve();
+    // The call returns; its publish is fenced by the lease, so nothing of it is published, and the step must
+    // not end the operation (before the fix it ended it `error`, with an onComplete).
+    await eventually(() => calls.returned === 1, 'the slow call to return');
+    expect((await app.store.messages(operationId)).filter((m) => m.role === 'tool')).toEqual([]);
+    // The other holder dies too: its lease expires and this app's reconciler takes the operation over.
+    await setLease('another-process:1', new Date(Date.now() - 1_000).toISOString());
+    expect(await within(done, 'done after the takeover')).toMatchObject({ reason: 'done', content: 'worked: done' });
+    expect((await app.store.messages(operationId)).filter((m) => m.role === 'tool')).toHaveLength(1);
+    expect(calls.executions).toBe(2);
+    expect(pointsOf(app.events, operationId, ['onComplete'])).toEqual(['onComplete']);
   }, 30_000);
 
   it('G2 + G4: a step handed back at shutdown is taken over by the next app and runs to the end there', async () => {

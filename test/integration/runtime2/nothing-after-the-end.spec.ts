@@ -63,7 +63,7 @@ describeEach('G5 nothing after the end on %s', (driver: DriverName) => {
     expect(receiver.hits()).toBe(1);
     // The store's own publish refuses it inside its transaction, whatever its caller read before.
     const message = { role: 'tool' as const, toolCallId: item!.toolCallId, content: 'x' };
-    expect(await app.store.publishDeferred(operationId, item!.toolCallId, { content: 'x', success: true }, message, 'anyone')).toBe('operation_completed');
+    expect((await app.store.publishDeferredDurably(operationId, item!.toolCallId, { content: 'x', success: true }, message, 'anyone')).outcome).toBe('operation_completed');
     expect(await toolRows(app, operationId, item!.toolCallId)).toEqual([]);
   }, 30_000);
 
@@ -79,7 +79,8 @@ describeEach('G5 nothing after the end on %s', (driver: DriverName) => {
     await expect(app.runtime.reject(operationId, pending!.toolCallId, { reason: 'no' })).rejects.toBeInstanceOf(OperationCompletedError);
     await expect(app.runtime.reject(operationId, pending!.toolCallId, { reason: 'no', continue: true })).rejects.toBeInstanceOf(OperationCompletedError);
     // Decided in the write's transaction: the store refuses it too, whatever its caller read before.
-    expect(await app.store.decide(operationId, pending!.toolCallId, { action: 'approve' })).toBe('operation_completed');
+    const effects = { notify: ['afterHumanIntervention' as const], claimant: 'anyone', holdMs: 10_000 };
+    expect((await app.store.decideDurably(operationId, pending!.toolCallId, { action: 'approve' }, effects)).outcome).toBe('operation_completed');
     expect((await app.store.interventions(operationId))[0]).toMatchObject({ status: 'pending' });
     expect(await toolRows(app, operationId, pending!.toolCallId)).toEqual([]);
     expect(executions.write).toBe(0);
@@ -140,8 +141,8 @@ describeEach('G5 nothing after the end on %s', (driver: DriverName) => {
     expect(await app.store.claimDeferred(operationId, call, 'b', -1_000)).toBe(true);
     expect(await app.store.claimDeferred(operationId, call, 'c', 30_000)).toBe(true);
     const message = (content: string) => ({ role: 'tool' as const, toolCallId: call, content });
-    expect(await app.store.publishDeferred(operationId, call, { content: 'from b', success: true }, message('from b'), 'b')).toBe('already_completed');
-    expect(await app.store.publishDeferred(operationId, call, { content: 'from c', success: true }, message('from c'), 'c')).toBe('published');
+    expect((await app.store.publishDeferredDurably(operationId, call, { content: 'from b', success: true }, message('from b'), 'b')).outcome).toBe('already_completed');
+    expect((await app.store.publishDeferredDurably(operationId, call, { content: 'from c', success: true }, message('from c'), 'c')).outcome).toBe('published');
     expect(await app.store.claimDeferred(operationId, call, 'd', 30_000)).toBe(false);
     expect((await toolRows(app, operationId, call)).map((row) => row.content)).toEqual(['from c']);
     await app.runtime.cancel(operationId);
