@@ -9,28 +9,24 @@ import type { AgentHooksModuleOptions } from './agent-hooks.options.js';
 import { HookDispatcher } from './hooks/hook-dispatcher.js';
 import { HookExplorer } from './hooks/hook-explorer.js';
 import { HookMetadataAccessor } from './hooks/hook-metadata.accessor.js';
-import { CALLER_HOOK_VALIDATOR, ENVIRONMENT_HOOK_SOURCE, HOOK_OUTCOME_SINK, WEBHOOK_DELIVERY } from './hooks/hook-ports.js';
+import { CALLER_HOOK_VALIDATOR, ENVIRONMENT_HOOK_SOURCE, WEBHOOK_DELIVERY } from './hooks/hook-ports.js';
 import { HookReadinessWatcher } from './hooks/hook-readiness.watcher.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { AGENTS_CONFIG_PROVIDERS } from './config/agents-config.provider.js';
 import { EnvironmentSettingsCheck } from './config/environment/environment-settings.check.js';
 import { ModelVariablesCheck } from './config/model-variables.check.js';
 import { ToolEntriesCheck } from './config/tool-entries.check.js';
+import { PERSISTENCE_PROVIDERS } from './persistence/persistence.providers.js';
 import { RuntimeDatabase } from './persistence/runtime-database.js';
-import { OperationEventsService } from './persistence/operation-events.service.js';
 import { OPERATION_EVENTS } from './runtime/operation-events.port.js';
 import { CompletionWaits } from './runtime/completion-waits.js';
-import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from './persistence/step-commit.store.js';
-import { TimelineSink } from './persistence/timeline-sink.js';
-import { TypeOrmRuntimeStore } from './persistence/typeorm-runtime-store.js';
 import { AgentRuntime } from './runtime/agent-runtime.js';
 import { OperationRunner } from './runtime/operation-runner.js';
 import { EngineLifecycle } from './runtime/engine-lifecycle.js';
-import { RUNTIME_STORE } from './runtime/runtime-store.port.js';
+import { StepCalls } from './runtime/step-calls.js';
 import { StepExecutor } from './runtime/step-executor.js';
 import { ToolCallRunner } from './runtime/tool-call.runner.js';
 import { CallRouter } from './runtime/call-router.js';
-import { SUB_AGENTS } from './runtime/sub-agent.port.js';
 import { QUEUE_PROVIDERS } from './queue/queue.providers.js';
 import { DELIVERY_WORKER_PROVIDERS, QUEUED_DELIVERY_PROVIDERS } from './queue/delivery/queued-delivery.providers.js';
 import { Compactor } from './runtime/compactor.js';
@@ -39,8 +35,6 @@ import { EnvironmentWebhookSource } from './webhooks/environment-hooks.js';
 import { WebhookCallerHookValidator } from './webhooks/webhook-config.schema.js';
 import { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
 import { ShutdownCoordinator } from './shutdown-coordinator.js';
-import { TypeOrmOperationLeases } from './persistence/typeorm-operation-leases.js';
-import { OPERATION_LEASES } from './runtime/operation-leases.port.js';
 import { LeaseHolder } from './runtime/lease-holder.js';
 import { OperationReconciler } from './runtime/operation-reconciler.js';
 import { RECOVERY_SETTINGS, recoverySettings } from './runtime/recovery-settings.js';
@@ -79,30 +73,20 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     ModelVariablesCheck,
     ToolEntriesCheck,
     ...TOOLS_PROVIDERS,
-    RuntimeDatabase,
-    // DESIGN §4: committed changes as events (this process's, and on PostgreSQL the others' via LISTEN/NOTIFY).
-    OperationEventsService,
-    { provide: OPERATION_EVENTS, useExisting: OperationEventsService },
+    // The database (opened on first use), every store built once on it, and the ports over them.
+    ...PERSISTENCE_PROVIDERS,
     CompletionWaits,
-    // No failpoints outside tests; a test overrides this provider to fail a commit between two writes.
-    { provide: STEP_COMMIT_FAILPOINTS, useValue: NO_STEP_COMMIT_FAILPOINTS },
-    TypeOrmRuntimeStore,
-    { provide: RUNTIME_STORE, useExisting: TypeOrmRuntimeStore },
-    TimelineSink,
-    { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink },
     // SPEC G2 in every mode: leases on running operations, and the reconciler that takes expired ones over.
     { provide: RECOVERY_SETTINGS, useFactory: (options: AgentHooksModuleOptions) => recoverySettings(options), inject: [AGENT_HOOKS_MODULE_OPTIONS] },
-    TypeOrmOperationLeases,
-    { provide: OPERATION_LEASES, useExisting: TypeOrmOperationLeases },
     LeaseHolder,
     ToolCallRunner,
     CallRouter,
     Compactor,
+    StepCalls,
     StepExecutor,
     OperationRunner,
     // The public facade; sub-agents and the queue use the runner itself.
     AgentRuntime,
-    { provide: SUB_AGENTS, useExisting: OperationRunner },
     EngineLifecycle,
     OperationReconciler,
     // Queue mode (idle otherwise): step jobs on BullMQ, workers, the reconciler.

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { createDataSourceOptions } from '../persistence/data-source-options.js';
 import { openAgentHooksDataSource } from '../persistence/open-data-source.js';
-import { RetentionStore } from '../persistence/retention.store.js';
+import { createRuntimeStores } from '../persistence/runtime-stores.js';
 import { UsageError } from './cli-options.js';
 
 export interface PurgeCommandOptions {
@@ -25,7 +25,7 @@ export async function purgeCommand(options: PurgeCommandOptions, out: NodeJS.Wri
   const cutoff = new Date((options.now?.() ?? new Date()).getTime() - options.olderThanMs);
   const dataSource = await openAgentHooksDataSource(options.database);
   try {
-    const counts = await new RetentionStore(dataSource).purgeCompletedBefore(cutoff);
+    const counts = await createRuntimeStores(dataSource).retention.purgeCompletedBefore(cutoff);
     out.write(
       `purged ${counts.operations} completed operation${counts.operations === 1 ? '' : 's'} finished before ${cutoff.toISOString()}` +
         ` (${counts.messages} messages, ${counts.hookOutcomes} timeline rows, ${counts.callerHooks} caller hooks,` +

@@ -1,16 +1,15 @@
 /** Reads an operation's caller hooks, restored in registration order on every step (W3, L3). They are
  *  written with the operation (`OperationStore.create`) and never change afterwards. */
-import type { DataSource } from 'typeorm';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { toCallerHookRecord } from './record-mappers.js';
 import type { CallerHookRecord } from './records.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 
 export class CallerHookStore {
   private readonly db: StoreDatabase;
 
-  constructor(dataSource: DataSource) {
-    this.db = StoreDatabase.for(dataSource);
+  constructor(source: StoreSource) {
+    this.db = StoreDatabase.of(source);
   }
 
   async list(operationId: string): Promise<CallerHookRecord[]> {

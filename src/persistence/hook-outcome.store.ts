@@ -5,12 +5,11 @@
  * upsert reserves a range per operation in `agent_hooks_timeline_counters`, whose row lock makes writers
  * in other processes take turns (no `MAX(seq)` read).
  */
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
-import { dialectOf, qualifiedTable } from './dialect.js';
 import { toHookOutcomeRow } from './record-mappers.js';
 import type { HookOutcomeRow, NewHookOutcome } from './records.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 
 /** Rows per INSERT: 9 parameters each keeps a statement far below both drivers' bound-parameter limits. */
 const ROWS_PER_INSERT = 500;
@@ -25,8 +24,8 @@ export interface TimelinePage {
 export class HookOutcomeStore {
   private readonly db: StoreDatabase;
 
-  constructor(private readonly dataSource: DataSource) {
-    this.db = StoreDatabase.for(dataSource);
+  constructor(source: StoreSource) {
+    this.db = StoreDatabase.of(source);
   }
 
   /**
@@ -36,8 +35,8 @@ export class HookOutcomeStore {
    */
   async append(outcomes: readonly NewHookOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const postgres = dialectOf(this.dataSource) === 'postgres';
-    const table = qualifiedTable(this.dataSource, 'agent_hooks_hook_outcomes');
+    const postgres = this.db.dialect === 'postgres';
+    const table = this.db.table('agent_hooks_hook_outcomes');
     await this.db.transaction(async (manager) => {
       const next = await this.reserveSeqs(manager, outcomes, postgres);
       for (let start = 0; start < outcomes.length; start += ROWS_PER_INSERT) {
@@ -67,7 +66,7 @@ export class HookOutcomeStore {
     const ids = [...counts.keys()].sort();
     const params = ids.flatMap((id) => [id, counts.get(id)!]);
     const tuples = ids.map((_, i) => (postgres ? `($${2 * i + 1}, $${2 * i + 2})` : '(?, ?)'));
-    const counters = qualifiedTable(this.dataSource, 'agent_hooks_timeline_counters');
+    const counters = this.db.table('agent_hooks_timeline_counters');
     const rows = (await manager.query(
       `INSERT INTO ${counters} ("operation_id", "last_seq") VALUES ${tuples.join(', ')} ` +
         `ON CONFLICT ("operation_id") DO UPDATE SET "last_seq" = "agent_hooks_timeline_counters"."last_seq" + excluded."last_seq" RETURNING "operation_id", "last_seq"`,

@@ -7,12 +7,11 @@
  *   pending (deferred) ─complete→ completed
  * and, orthogonally, one `claim` per call (who executes it). `reply` is private (never in events or logs).
  */
-import type { DataSource } from 'typeorm';
 import { InterventionEntity } from './entities/intervention.entity.js';
 import { insertValues, updateValues } from './entity-values.js';
 import { toInterventionRecord } from './record-mappers.js';
 import type { InterventionAction, InterventionRecord, NewIntervention } from './records.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 export interface InterventionDecision {
@@ -26,10 +25,10 @@ export class InterventionStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    dataSource: DataSource,
+    source: StoreSource,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.for(dataSource);
+    this.db = StoreDatabase.of(source);
   }
 
   /** Records pending interventions (all or none); a tool call already recorded is a unique violation. */

@@ -3,24 +3,23 @@
  * without touching the operation's state. A message that comes with a state change (a tool result and
  * its step's progress) goes through `StepCommitStore` instead, so both land together.
  */
-import type { DataSource } from 'typeorm';
 import { MessageEntity } from './entities/message.entity.js';
 import { insertMessages } from './message-writer.js';
 import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import { toMessageRecord } from './record-mappers.js';
 import type { MessageRecord, NewMessage } from './records.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 export class MessageStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    dataSource: DataSource,
+    source: StoreSource,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.for(dataSource);
+    this.db = StoreDatabase.of(source);
   }
 
   async list(operationId: string): Promise<MessageRecord[]> {

@@ -1,7 +1,7 @@
 /**
  * The `OperationEvents` port (DESIGN §4, "events, not polling"): one hot stream of the operation events
  * of the runtime's database. It merges
- * - what this process committed — `StoreDatabase.committed$` of the runtime's DataSource, from the moment
+ * - what this process committed — `committed$` of the runtime's `StoreDatabase` handle, from the moment
  *   `RuntimeDatabase` opened it (subscribing never opens the database), and
  * - on PostgreSQL, what the other processes committed — one dedicated listening connection
  *   (`PostgresEventListener`, `LISTEN agent_hooks_events`), started when the database opened; it skips the
@@ -12,12 +12,11 @@
  */
 import { Injectable, Logger } from '@nestjs/common';
 import { Observable, Subject, type Subscriber, type Subscription } from 'rxjs';
-import type { DataSource } from 'typeorm';
 import { errorType } from '../hooks/hook-errors.js';
 import type { OperationEvent, OperationEventSignal, OperationEvents } from '../runtime/operation-events.port.js';
 import { PostgresEventListener } from './postgres-event-listener.js';
 import { RuntimeDatabase } from './runtime-database.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 
 const RESYNC: OperationEventSignal = Object.freeze({ kind: 'resync' as const });
 
@@ -26,15 +25,15 @@ export class OperationEventsService implements OperationEvents {
   private readonly logger = new Logger('AgentHooks:OperationEvents');
   private readonly signals = new Subject<OperationEventSignal>();
   private readonly byOperation = new Map<string, Set<Subscriber<OperationEventSignal>>>();
-  private attached: { dataSource: DataSource; committed: Subscription; listener: PostgresEventListener | undefined } | undefined;
+  private attached: { database: StoreDatabase; committed: Subscription; listener: PostgresEventListener | undefined } | undefined;
   private closed = false;
 
   readonly events$: Observable<OperationEventSignal> = this.signals.asObservable();
 
   constructor(database: RuntimeDatabase) {
-    database.opened$.subscribe((dataSource) => this.attach(dataSource));
+    database.opened$.subscribe((handle) => this.attach(handle));
     const open = database.current;
-    if (open) this.attach(open.dataSource);
+    if (open) this.attach(open.database);
   }
 
   of(operationId: string): Observable<OperationEventSignal> {
@@ -60,11 +59,13 @@ export class OperationEventsService implements OperationEvents {
     await this.detach();
   }
 
-  private attach(dataSource: DataSource): void {
-    if (this.closed || this.attached?.dataSource === dataSource) return;
-    // The database was closed and opened again (another DataSource): follow the new one.
+  /** Follows the stores' handle (tests may hand a bare DataSource: `StoreDatabase.of` shares one per DataSource). */
+  private attach(source: StoreSource): void {
+    const database = StoreDatabase.of(source);
+    const dataSource = database.dataSource;
+    if (this.closed || this.attached?.database === database) return;
+    // The database was closed and opened again (a new handle, perhaps on the host's same DataSource): follow the new one.
     if (this.attached) void this.detach();
-    const database = StoreDatabase.for(dataSource);
     const committed = database.committed$.subscribe((event) => this.emit(event));
     let listener: PostgresEventListener | undefined;
     if (database.dialect === 'postgres') {
@@ -82,7 +83,7 @@ export class OperationEventsService implements OperationEvents {
         listener = undefined;
       }
     }
-    this.attached = { dataSource, committed, listener };
+    this.attached = { database, committed, listener };
   }
 
   private async detach(): Promise<void> {

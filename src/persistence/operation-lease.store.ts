@@ -8,12 +8,11 @@
  * Owner ids must be unique per holder (e.g. `${workerId}:${randomUUID()}` per step attempt): acquiring a
  * lease one already holds succeeds (it renews), so two holders sharing an id would both "hold" it.
  */
-import type { DataSource } from 'typeorm';
 import { OperationEntity } from './entities/operation.entity.js';
 import { updateValues } from './entity-values.js';
 import { toOperationRecord } from './record-mappers.js';
 import type { OperationRecord } from './records.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 import type { StoreOptions } from './store-options.js';
 
 export interface Lease {
@@ -27,10 +26,10 @@ export class OperationLeaseStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    dataSource: DataSource,
+    source: StoreSource,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.for(dataSource);
+    this.db = StoreDatabase.of(source);
   }
 
   /** Takes the lease if it is free, expired or already `owner`'s; null if another holder has it or the operation is completed. */

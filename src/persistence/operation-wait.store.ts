@@ -20,7 +20,7 @@
  * None of them touch the optimistic version except the status transitions, so a step that is still
  * running is not made stale by a deferred result published beside it.
  */
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { ToolResult } from '../hooks/agent-events.js';
 import { InterventionEntity } from './entities/intervention.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
@@ -31,7 +31,7 @@ import { insertMessages } from './message-writer.js';
 import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import type { MessageRecord, NewIntervention, NewToolMessage } from './records.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 import type { CommitEvents } from './store-database.js';
 import { TERMINAL_HOOKS_OWNER } from './operation.store.js';
 import { insertOwedNotifications, type OwedWorkRecord } from './owed-work.store.js';
@@ -87,10 +87,10 @@ export class OperationWaitStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    dataSource: DataSource,
+    source: StoreSource,
     private readonly options: OperationWaitOptions = {},
   ) {
-    this.db = StoreDatabase.for(dataSource);
+    this.db = StoreDatabase.of(source);
   }
 
   /** Records the interventions not recorded yet (deferred ones with an empty placeholder); returns how many were new. */

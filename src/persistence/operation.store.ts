@@ -4,7 +4,7 @@
  * `OperationLeaseStore`.
  */
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { TerminalReason } from '../hooks/agent-events.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
@@ -13,7 +13,7 @@ import { toOperationRecord } from './record-mappers.js';
 import type { NewCallerHook, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
 import { isUniqueViolation } from './sql-errors.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 import { insertValues, updateValues } from './entity-values.js';
 import type { ClientToolDeclaration } from '../runtime/tools/client-tools.js';
@@ -78,10 +78,10 @@ export class OperationStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    dataSource: DataSource,
+    source: StoreSource,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.for(dataSource);
+    this.db = StoreDatabase.of(source);
   }
 
   /** The operation, its caller hooks and the user's prompt, in one transaction (status `running`, version 1). */

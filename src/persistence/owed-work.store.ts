@@ -7,13 +7,13 @@
  * Every claim is a compare-and-set on the row, so two reconcilers never deliver one row at once.
  */
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { OwedNotificationPoint } from '../runtime/runtime-store.port.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { OwedWorkEntity } from './entities/owed-work.entity.js';
 import { insertValues, updateValues } from './entity-values.js';
 import type { InterventionAction } from './records.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 /** An owed row as the stores hand it back (`null` columns become absent fields). */
@@ -81,10 +81,10 @@ export class OwedWorkStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    dataSource: DataSource,
+    source: StoreSource,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.for(dataSource);
+    this.db = StoreDatabase.of(source);
   }
 
   /**

@@ -4,7 +4,7 @@
  * placeholders and owed notifications. Running and waiting operations are never touched, however old. Works in batches, each
  * its own transaction, so a large purge neither holds long locks nor leaves an operation half-deleted.
  */
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
 import { InterventionEntity } from './entities/intervention.entity.js';
 import { MessageEntity } from './entities/message.entity.js';
@@ -13,7 +13,7 @@ import { OperationEntity } from './entities/operation.entity.js';
 import { OwedWorkEntity } from './entities/owed-work.entity.js';
 import { TimelineCounterEntity } from './entities/timeline-counter.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 
 export interface PurgeCounts {
   operations: number;
@@ -40,8 +40,8 @@ const CHILDREN = [
 export class RetentionStore {
   private readonly db: StoreDatabase;
 
-  constructor(dataSource: DataSource) {
-    this.db = StoreDatabase.for(dataSource);
+  constructor(source: StoreSource) {
+    this.db = StoreDatabase.of(source);
   }
 
   /** Deletes operations completed strictly before `cutoff`, and their rows; returns what was deleted. */

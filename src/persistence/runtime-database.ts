@@ -7,40 +7,28 @@ import { existsSync } from 'node:fs';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Subject, type Observable } from 'rxjs';
-import type { DataSource } from 'typeorm';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
-import { CallerHookStore } from './caller-hook.store.js';
 import { createDataSourceOptions, isHostDatabase, type AgentHooksDatabaseOption } from './data-source-options.js';
-import { HookOutcomeStore } from './hook-outcome.store.js';
 import { hostDataSource } from './host-data-source.js';
-import { MessageStore } from './message.store.js';
 import { openAgentHooksDataSource } from './open-data-source.js';
-import { OperationStore } from './operation.store.js';
-import { OutcomeBatcher } from './outcome-batcher.js';
-import { STEP_COMMIT_FAILPOINTS, StepCommitStore, type StepCommitFailpoints } from './step-commit.store.js';
+import { createRuntimeStores, type RuntimeStores } from './runtime-stores.js';
+import { STEP_COMMIT_FAILPOINTS, type StepCommitFailpoints } from './step-commit.store.js';
+import type { StoreDatabase } from './store-database.js';
 
-export interface RuntimeStores {
-  dataSource: DataSource;
-  operations: OperationStore;
-  callerHooks: CallerHookStore;
-  messages: MessageStore;
-  commits: StepCommitStore;
-  outcomes: HookOutcomeStore;
-  timeline: OutcomeBatcher;
-}
+export type { RuntimeStores } from './runtime-stores.js';
 
 @Injectable()
 export class RuntimeDatabase {
   private readonly logger = new Logger('AgentHooksDatabase');
   private opening: Promise<RuntimeStores> | undefined;
   private opened: RuntimeStores | undefined;
-  private readonly openedSubject = new Subject<DataSource>();
+  private readonly openedSubject = new Subject<StoreDatabase>();
   /**
-   * The DataSource each time the database opened (never on subscribe: nothing opens it just for
+   * The stores' handle each time the database opened (never on subscribe: nothing opens it just for
    * listening); what follows its committed changes (`OperationEventsService`) starts then.
    */
-  readonly opened$: Observable<DataSource> = this.openedSubject.asObservable();
+  readonly opened$: Observable<StoreDatabase> = this.openedSubject.asObservable();
 
   constructor(
     @Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions,
@@ -53,7 +41,11 @@ export class RuntimeDatabase {
     return isHostDatabase(this.options.database);
   }
 
-  /** The stores, opening the database and running migrations the first time (a host's DataSource: checking it). */
+  /**
+   * Every store of this app's database (`RuntimeStores`), opening the database and running migrations the
+   * first time (a host's DataSource: checking it). Built once per opening, on one `StoreDatabase` handle
+   * of this app's own: two apps in one process never share a handle, a gate or a store.
+   */
   stores(): Promise<RuntimeStores> {
     this.opening ??= this.open().catch((error: unknown) => {
       this.opening = undefined; // a later call may retry (e.g. PostgreSQL was still starting)
@@ -97,18 +89,9 @@ export class RuntimeDatabase {
     const dataSource = this.hostOwned
       ? await hostDataSource(this.moduleRef)
       : await openAgentHooksDataSource(this.options.database, { migrate: true });
-    const outcomes = new HookOutcomeStore(dataSource);
-    const stores: RuntimeStores = {
-      dataSource,
-      operations: new OperationStore(dataSource),
-      callerHooks: new CallerHookStore(dataSource),
-      messages: new MessageStore(dataSource),
-      commits: new StepCommitStore(dataSource, { failpoints: this.failpoints }),
-      outcomes,
-      timeline: new OutcomeBatcher(outcomes),
-    };
+    const stores = createRuntimeStores(dataSource, { failpoints: this.failpoints });
     this.opened = stores;
-    this.openedSubject.next(dataSource);
+    this.openedSubject.next(stores.database);
     return stores;
   }
 }

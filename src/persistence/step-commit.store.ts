@@ -9,7 +9,7 @@
  * the row, so a concurrent commit of the same operation waits, then finds the version moved and fails —
  * then the messages, then a read of the new operation.
  */
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { UsageTotals } from '../hooks/agent-events.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { insertMessages } from './message-writer.js';
@@ -17,7 +17,7 @@ import { OperationNotFoundError, StaleOperationError } from './persistence-error
 import { toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, NewMessage, NewToolMessage, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 import { updateValues } from './entity-values.js';
 
@@ -71,10 +71,10 @@ export class StepCommitStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    dataSource: DataSource,
+    source: StoreSource,
     private readonly options: StepCommitOptions = {},
   ) {
-    this.db = StoreDatabase.for(dataSource);
+    this.db = StoreDatabase.of(source);
   }
 
   /**

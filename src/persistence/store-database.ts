@@ -3,8 +3,9 @@
  * this only forwards. SQLite (better-sqlite3) is one synchronous connection that TypeORM shares between
  * all callers: a second `transaction()` started while one is open becomes a SAVEPOINT inside it, and a
  * plain statement issued meanwhile joins it — one caller's rollback would undo another's committed work.
- * So on SQLite every store call takes its turn through one FIFO gate per DataSource (shared by all the
- * stores built on it). better-sqlite3 runs statements synchronously anyway, so the gate costs no
+ * So on SQLite every store call takes its turn through one FIFO gate per handle, shared by all the stores
+ * built on it: `RuntimeDatabase` creates one handle when it opens the DataSource and builds every store on
+ * it (`createRuntimeStores`). better-sqlite3 runs statements synchronously anyway, so the gate costs no
  * parallelism. Work passed in must use the given `EntityManager` only, never another store (re-entering
  * the gate would wait for itself).
  *
@@ -34,7 +35,11 @@ export interface CommitEvents {
   publish(event: OperationEvent): void;
 }
 
-const databases = new WeakMap<DataSource, StoreDatabase>();
+/** What a store is built on: the handle itself (the runtime's stores), or a bare DataSource (the persistence suites). */
+export type StoreSource = StoreDatabase | DataSource;
+
+/** Handles for bare DataSources only (see `StoreDatabase.of`); the runtime's handle is never in here. */
+const bareDataSources = new WeakMap<DataSource, StoreDatabase>();
 
 /** NOTIFY payloads are limited to 8,000 bytes: a commit with more events is sent in several. */
 const EVENTS_PER_NOTIFY = 40;
@@ -47,18 +52,29 @@ export class StoreDatabase {
   /** The end of the SQLite queue; each call chains onto it. */
   private tail: Promise<unknown> = Promise.resolve();
 
-  private constructor(readonly dataSource: DataSource) {
+  constructor(readonly dataSource: DataSource) {
     this.dialect = dialectOf(dataSource);
   }
 
-  /** The one instance for `dataSource`, so every store built on it shares the SQLite gate. */
-  static for(dataSource: DataSource): StoreDatabase {
-    let database = databases.get(dataSource);
+  /**
+   * The handle a store uses: `source` itself when it is one. A bare DataSource — what the persistence suites
+   * pass when they build stores one by one on a test DataSource — gets one shared handle per DataSource, so those
+   * stores still share its SQLite gate and `committed$`. The runtime never goes through here for its own
+   * DataSource: `RuntimeDatabase` creates its handle and builds its stores on it.
+   */
+  static of(source: StoreSource): StoreDatabase {
+    if (source instanceof StoreDatabase) return source;
+    let database = bareDataSources.get(source);
     if (!database) {
-      database = new StoreDatabase(dataSource);
-      databases.set(dataSource, database);
+      database = new StoreDatabase(source);
+      bareDataSources.set(source, database);
     }
     return database;
+  }
+
+  /** `StoreDatabase.of` for a bare DataSource (tests reading `committed$` or `table()` of one). */
+  static for(dataSource: DataSource): StoreDatabase {
+    return StoreDatabase.of(dataSource);
   }
 
   /** Events of every change committed through this handle, in commit order. */

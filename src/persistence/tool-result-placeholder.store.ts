@@ -8,7 +8,6 @@
  * call is taken, and if its decider dies during the after-chain, `claimReceived` hands it to a reconciler
  * once the claim lapsed, so a crash never makes a second post necessary. The publish clears it.
  */
-import type { DataSource } from 'typeorm';
 import type { ToolResult } from '../hooks/agent-events.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
@@ -16,17 +15,17 @@ import { insertValues, updateValues } from './entity-values.js';
 import { toPlaceholderRecord } from './record-mappers.js';
 import type { PlaceholderRecord, ReceivedDeferredRecord } from './records.js';
 import { isUniqueViolation } from './sql-errors.js';
-import { StoreDatabase } from './store-database.js';
+import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 export class ToolResultPlaceholderStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    dataSource: DataSource,
+    source: StoreSource,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.for(dataSource);
+    this.db = StoreDatabase.of(source);
   }
 
   /** Creates the empty placeholder; false if it already existed (a retried step), which is left as it is. */

@@ -1,14 +1,11 @@
-/** The runtime's `OperationLeases` port over the lease store of the runtime's database. */
+/** The runtime's `OperationLeases` port over the lease store of the runtime's database (`RuntimeStores.leases`). */
 import { Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type { OperationLeases, RecoverableOperation } from '../runtime/operation-leases.port.js';
-import { OperationLeaseStore } from './operation-lease.store.js';
+import type { OperationLeaseStore } from './operation-lease.store.js';
 import { RuntimeDatabase } from './runtime-database.js';
 
 @Injectable()
 export class TypeOrmOperationLeases implements OperationLeases {
-  private store: { dataSource: DataSource; leases: OperationLeaseStore } | undefined;
-
   constructor(private readonly database: RuntimeDatabase) {}
 
   async acquire(operationId: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -39,10 +36,7 @@ export class TypeOrmOperationLeases implements OperationLeases {
     return (await this.database.stores()).operations.renewTerminalHold(operationId, owner, ttlMs);
   }
 
-  /** Built once per DataSource: the database may be closed and opened again (tests, a retry after a failed open). */
   private async leases(): Promise<OperationLeaseStore> {
-    const { dataSource } = await this.database.stores();
-    if (this.store?.dataSource !== dataSource) this.store = { dataSource, leases: new OperationLeaseStore(dataSource) };
-    return this.store.leases;
+    return (await this.database.stores()).leases;
   }
 }

@@ -1,6 +1,9 @@
-/** The runtime's `RuntimeStore` port over the TypeORM stores. */
+/**
+ * The runtime's `RuntimeStore` port over the stores of the runtime's database (`RuntimeDatabase.stores()`).
+ * "Not found" is one type at the port: the persistence room's `OperationNotFoundError` is mapped here to
+ * the runtime's `UnknownOperationError`, so the runtime never sees the other.
+ */
 import { Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type { TerminalReason, ToolResult } from '../hooks/agent-events.js';
 import type {
   DecisionEffects,
@@ -20,24 +23,14 @@ import type {
   StoredOperation,
   ToolMessage,
 } from '../runtime/runtime-store.port.js';
-import { InterventionStore } from './intervention.store.js';
-import { OperationWaitStore, type PublishDeferredResult } from './operation-wait.store.js';
-import { OwedWorkStore, type OwedWorkRecord } from './owed-work.store.js';
+import { UnknownOperationError } from '../runtime/runtime-errors.js';
+import type { PublishDeferredResult } from './operation-wait.store.js';
+import type { OwedWorkRecord } from './owed-work.store.js';
+import { OperationNotFoundError } from './persistence-errors.js';
 import { RuntimeDatabase } from './runtime-database.js';
-import { ToolResultPlaceholderStore } from './tool-result-placeholder.store.js';
-
-/** The Runtime II stores, built once per DataSource (they share its SQLite gate). */
-interface WaitStores {
-  interventions: InterventionStore;
-  waits: OperationWaitStore;
-  placeholders: ToolResultPlaceholderStore;
-  owed: OwedWorkStore;
-}
 
 @Injectable()
 export class TypeOrmRuntimeStore implements RuntimeStore {
-  private readonly waitStores = new WeakMap<DataSource, WaitStores>();
-
   constructor(private readonly database: RuntimeDatabase) {}
 
   async createOperation(input: NewOperation): Promise<StoredOperation> {
@@ -71,13 +64,13 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }> {
     const { commits } = await this.database.stores();
     const status = patch.status === 'completed' ? undefined : patch.status;
-    const result = await commits.commit({
+    const result = await notFoundAsUnknown(commits.commit({
       operationId,
       expectedVersion,
       messages: message ? [message] : [],
       patch: { ...patch, ...(status ? { status } : {}) } as never,
       ...(leaseOwner !== undefined ? { leaseOwner } : {}),
-    });
+    }));
     return { operation: result.operation, ...(result.messages[0] ? { message: result.messages[0] } : {}) };
   }
 
@@ -98,7 +91,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   }
 
   async interventions(operationId: string): Promise<StoredIntervention[]> {
-    const { interventions } = await this.wait();
+    const { interventions } = await this.database.stores();
     return (await interventions.list(operationId)).map(
       ({ toolCallId, stepIndex, callIndex, identifier, apiName, args, kind, status, decision, decisionReason, claimedBy }) => ({
         toolCallId,
@@ -117,31 +110,31 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   }
 
   async recordInterventions(operationId: string, items: readonly NewStoredIntervention[]): Promise<void> {
-    await (await this.wait()).waits.record(operationId, items);
+    await notFoundAsUnknown((await this.database.stores()).waits.record(operationId, items));
   }
 
   async pause(operationId: string): Promise<boolean> {
-    return (await this.wait()).waits.pause(operationId);
+    return notFoundAsUnknown((await this.database.stores()).waits.pause(operationId));
   }
 
   async claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean> {
-    return (await this.wait()).interventions.claim(operationId, toolCallId, claimant);
+    return (await this.database.stores()).interventions.claim(operationId, toolCallId, claimant);
   }
 
   async placeholderState(operationId: string, toolCallId: string): Promise<'empty' | 'final' | null> {
-    return (await (await this.wait()).placeholders.get(operationId, toolCallId))?.state ?? null;
+    return (await (await this.database.stores()).placeholders.get(operationId, toolCallId))?.state ?? null;
   }
 
   async claimDeferred(operationId: string, toolCallId: string, claimant: string, holdMs: number, received?: ToolResult): Promise<boolean> {
-    return (await this.wait()).placeholders.claim(operationId, toolCallId, claimant, holdMs, received);
+    return (await this.database.stores()).placeholders.claim(operationId, toolCallId, claimant, holdMs, received);
   }
 
   async releaseDeferred(operationId: string, toolCallId: string, claimant: string): Promise<void> {
-    await (await this.wait()).placeholders.release(operationId, toolCallId, claimant);
+    await (await this.database.stores()).placeholders.release(operationId, toolCallId, claimant);
   }
 
   async claimReceivedDeferred(claimant: string, holdMs: number, limit?: number): Promise<ReceivedDeferredResult[]> {
-    const received = await (await this.wait()).placeholders.claimReceived(claimant, holdMs, limit);
+    const received = await (await this.database.stores()).placeholders.claimReceived(claimant, holdMs, limit);
     return received.map(({ operationId, toolCallId, result }) => ({ operationId, toolCallId, result }));
   }
 
@@ -151,40 +144,34 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     decision: { action: InterventionAction; reason?: string; decidedBy?: string },
     effects: DecisionEffects,
   ): Promise<DurableDecision> {
-    const result = await (await this.wait()).waits.decideDurably(operationId, toolCallId, decision, effects);
+    const result = await notFoundAsUnknown((await this.database.stores()).waits.decideDurably(operationId, toolCallId, decision, effects));
     return { outcome: result.outcome, resumed: result.resumed, completed: result.completed, owed: result.owed.map(toOwedNotification), ...(result.receipt ? { receipt: result.receipt } : {}) };
   }
 
   async publishDeferredDurably(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DurableDeferredPublish> {
-    const outcome = await (await this.wait()).waits.publishDeferred(operationId, toolCallId, result, message, { claimant });
+    const outcome = await notFoundAsUnknown((await this.database.stores()).waits.publishDeferred(operationId, toolCallId, result, message, { claimant }));
     return outcome.published ? { outcome: 'published', resumed: outcome.resumed, message: outcome.message } : { outcome: deferredOutcome(outcome), resumed: false };
   }
 
   async claimOwedNotifications(owner: string, holdMs: number, limit?: number): Promise<OwedNotification[]> {
-    return (await (await this.wait()).owed.claimOwed(owner, holdMs, limit)).map(toOwedNotification);
+    return (await (await this.database.stores()).owed.claimOwed(owner, holdMs, limit)).map(toOwedNotification);
   }
 
   async markNotificationDelivered(id: string): Promise<void> {
-    await (await this.wait()).owed.markDelivered(id);
+    await (await this.database.stores()).owed.markDelivered(id);
   }
 
   async releaseNotification(id: string, owner: string): Promise<void> {
-    await (await this.wait()).owed.release(id, owner);
+    await (await this.database.stores()).owed.release(id, owner);
   }
+}
 
-  private async wait(): Promise<WaitStores> {
-    const { dataSource } = await this.database.stores();
-    let stores = this.waitStores.get(dataSource);
-    if (!stores) {
-      stores = {
-        interventions: new InterventionStore(dataSource),
-        waits: new OperationWaitStore(dataSource),
-        placeholders: new ToolResultPlaceholderStore(dataSource),
-        owed: new OwedWorkStore(dataSource),
-      };
-      this.waitStores.set(dataSource, stores);
-    }
-    return stores;
+/** The one "not found" the runtime sees (the HTTP API answers it with 404). */
+async function notFoundAsUnknown<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw error instanceof OperationNotFoundError ? new UnknownOperationError(error.operationId) : error;
   }
 }
 

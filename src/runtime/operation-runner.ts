@@ -546,7 +546,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     try {
       if (fresh) await this.runStart(operationId, live, lease.owner);
       for (;;) {
-        const result = await this.executor.step({ operationId, runContext: live.runContext, signal, stopping: this.stopping.signal, leaseOwner: lease.owner });
+        const result = await this.executor.step({ operationId, runContext: live.runContext, signal, stopping: this.stopping.signal, leaseOwner: lease.owner, subAgents: this });
         live.steps++;
         if (result && 'waiting' in result) {
           // The pause freed the lease in its own transaction, so a decision elsewhere may drive at once; a step
@@ -716,7 +716,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       (worker.signal.aborted || this.stopped) && !live.controller.signal.aborted && (await this.store.getOperation(operationId))?.status === 'running';
     live.driving = true;
     try {
-      const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner, stopping: this.stopping.signal });
+      const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner, stopping: this.stopping.signal, subAgents: this });
       // The worker schedules the next step once it has let go of the operation's lease.
       if (result === undefined) return 'next';
       if ('terminal' in result) {

@@ -178,6 +178,11 @@ export interface DurableDeferredPublish {
   message?: StoredMessage;
 }
 
+/**
+ * "Not found" is one error type here: a write to an operation that does not exist rejects with
+ * `UnknownOperationError` (`runtime-errors.ts`); an implementation maps its own (persistence's
+ * `OperationNotFoundError`) before it reaches the runtime. Reads answer `null` instead.
+ */
 export interface RuntimeStore {
   /** Operation, caller hooks and the user's prompt, in one transaction; an idempotency key returns the existing one. */
   createOperation(input: NewOperation): Promise<StoredOperation>;

@@ -1,7 +1,8 @@
 /**
  * What the step executor needs to run the built-in `agents/call` tool (DESIGN §8): start a child operation,
- * and backfill the parent's placeholder when a child cannot start. `OperationRunner` implements it; the
- * executor looks it up lazily (the runtime itself depends on the executor).
+ * and backfill the parent's placeholder when a child cannot start. The executor owns this port; whoever
+ * drives a step passes an implementation with it (`StepInput.subAgents`) — `OperationRunner`, which starts
+ * operations and depends on the executor, so the executor never depends on the runner.
  */
 import type { RunContext } from '../hooks/contexts.js';
 
@@ -20,5 +21,3 @@ export interface SubAgents {
   /** The one way a result reaches a waiting placeholder: after-hooks, then the compare-and-set write (P4). */
   completeDeferred(operationId: string, toolCallId: string, result: { content: string; success?: boolean }): Promise<unknown>;
 }
-
-export const SUB_AGENTS = Symbol('nest-agent-hooks:SubAgents');

@@ -3,9 +3,7 @@
  * another owner's operation is answered exactly like one that does not exist (404), on every route.
  */
 import { Injectable, Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import { errorType } from '../../hooks/hook-errors.js';
-import { InterventionStore } from '../../persistence/intervention.store.js';
 import type { MessageRecord, OperationRecord } from '../../persistence/records.js';
 import { RuntimeDatabase } from '../../persistence/runtime-database.js';
 import { notFound } from './api-error.js';
@@ -15,9 +13,6 @@ import { operationView, timelineItemView, type OperationView, type TimelineItemV
 @Injectable()
 export class OperationReader {
   private readonly logger = new Logger('OperationReader');
-  /** `RuntimeStores` has no intervention store; one per DataSource, sharing its SQLite gate. */
-  private readonly interventionStores = new WeakMap<DataSource, InterventionStore>();
-
   constructor(private readonly database: RuntimeDatabase) {}
 
   /** The operation when `caller` may see it; otherwise a 404 that does not say whether it exists. */
@@ -34,7 +29,7 @@ export class OperationReader {
   /** The `GET /v1/operations/:id` shape; pending items are read only while the operation is not over. */
   async view(operation: OperationRecord): Promise<OperationView> {
     if (operation.status === 'completed') return operationView(operation, []);
-    const pending = await (await this.interventions()).listPending(operation.id);
+    const pending = await (await this.database.stores()).interventions.listPending(operation.id);
     return operationView(operation, pending);
   }
 
@@ -49,15 +44,5 @@ export class OperationReader {
     const stores = await this.database.stores();
     await stores.timeline.flush().catch((error: unknown) => this.logger.warn(`could not flush the hook timeline (${errorType(error)})`));
     return (await stores.outcomes.listByOperation(operationId)).map(timelineItemView);
-  }
-
-  private async interventions(): Promise<InterventionStore> {
-    const { dataSource } = await this.database.stores();
-    let store = this.interventionStores.get(dataSource);
-    if (!store) {
-      store = new InterventionStore(dataSource);
-      this.interventionStores.set(dataSource, store);
-    }
-    return store;
   }
 }

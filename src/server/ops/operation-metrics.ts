@@ -9,7 +9,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Gauge, type Registry } from 'prom-client';
 import { OperationEntity } from '../../persistence/entities/operation.entity.js';
 import { RuntimeDatabase } from '../../persistence/runtime-database.js';
-import { StoreDatabase } from '../../persistence/store-database.js';
 import { METRICS_REGISTRY } from './metrics-registry.js';
 
 const STATUSES = ['running', 'waiting', 'completed'] as const;
@@ -70,7 +69,7 @@ export class OperationMetrics {
     const stores = this.database.current;
     if (!stores) return undefined;
     try {
-      return await StoreDatabase.for(stores.dataSource).run((manager) =>
+      return await stores.database.run((manager) =>
         manager
           .createQueryBuilder(OperationEntity, 'operation')
           .select('operation.status', 'status')

@@ -5,7 +5,7 @@
  * keeps the process alive, and shutdown waits for a purge in progress before the database closes.
  */
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
-import { RetentionStore, type PurgeCounts } from '../../persistence/retention.store.js';
+import type { PurgeCounts } from '../../persistence/retention.store.js';
 import { RuntimeDatabase } from '../../persistence/runtime-database.js';
 
 export interface RetentionSchedule {
@@ -56,8 +56,8 @@ export class RetentionScheduler implements BeforeApplicationShutdown {
   private async purge(schedule: RetentionSchedule): Promise<PurgeCounts | undefined> {
     const cutoff = new Date((schedule.clock?.() ?? new Date()).getTime() - schedule.olderThanMs);
     try {
-      const { dataSource } = await this.database.stores();
-      const counts = await new RetentionStore(dataSource).purgeCompletedBefore(cutoff);
+      const { retention } = await this.database.stores();
+      const counts = await retention.purgeCompletedBefore(cutoff);
       if (counts.operations > 0) {
         this.logger.log(
           `purged ${counts.operations} operations completed before ${cutoff.toISOString()} (${counts.messages} messages, ${counts.hookOutcomes} timeline rows, ` +

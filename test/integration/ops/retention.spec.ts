@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
-import type { RuntimeDatabase, RuntimeStores } from '../../../src/persistence/runtime-database.js';
+import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
+import { createRuntimeStores } from '../../../src/persistence/runtime-stores.js';
 import { RetentionScheduler } from '../../../src/server/ops/retention-scheduler.js';
 import { rowsOf, seedOperation, NO_ROWS } from './retention-seed.js';
 
@@ -21,8 +22,9 @@ let scheduler: RetentionScheduler;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agent-hooks-retention-'));
   dataSource = await openAgentHooksDataSource(`sqlite:${join(dir, 'db.sqlite')}`);
-  // The scheduler only needs the runtime database's `stores()`.
-  const database = { stores: async () => ({ dataSource }) as RuntimeStores } as unknown as RuntimeDatabase;
+  // The scheduler only needs the runtime database's `stores()`: its retention store.
+  const stores = createRuntimeStores(dataSource);
+  const database = { stores: async () => stores } as unknown as RuntimeDatabase;
   scheduler = new RetentionScheduler(database);
 });
 

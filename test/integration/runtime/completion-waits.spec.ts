@@ -134,7 +134,7 @@ describeEachDriver('CompletionWaits on the stores of %s', (driver) => {
     await within(waiting, '1,000 waiters');
     expect(waits.watching).toBe(0);
     waits.stop();
-  });
+  }, 60_000); // 1,000 operations are created first: seconds on a loaded PostgreSQL
 
   it('G4: stop() rejects every waiter with RuntimeShuttingDownError, and refuses new ones', async () => {
     const waits = new CompletionWaits(events, store, { leaseMs: 10_000, reconcileEveryMs: 5_000, recheckMs: NEVER_MS });

@@ -1,0 +1,66 @@
+/**
+ * Every store of the runtime's database, built once on one `StoreDatabase` handle when the DataSource opens
+ * (`RuntimeDatabase.stores()`): they share its SQLite gate and its `committed$` events. This is the only
+ * place the runtime's stores are built; the runtime's ports (`TypeOrmRuntimeStore`, `TypeOrmOperationLeases`),
+ * the server (reader, retention, metrics) and `agentctl purge` take them from the bundle.
+ */
+import type { DataSource } from 'typeorm';
+import { CallerHookStore } from './caller-hook.store.js';
+import { HookOutcomeStore } from './hook-outcome.store.js';
+import { InterventionStore } from './intervention.store.js';
+import { MessageStore } from './message.store.js';
+import { OperationLeaseStore } from './operation-lease.store.js';
+import { OperationWaitStore } from './operation-wait.store.js';
+import { OperationStore } from './operation.store.js';
+import { OutcomeBatcher } from './outcome-batcher.js';
+import { OwedWorkStore } from './owed-work.store.js';
+import { RetentionStore } from './retention.store.js';
+import { StepCommitStore, type StepCommitFailpoints } from './step-commit.store.js';
+import { StoreDatabase } from './store-database.js';
+import { ToolResultPlaceholderStore } from './tool-result-placeholder.store.js';
+
+export interface RuntimeStores {
+  dataSource: DataSource;
+  /** The one handle every store below is built on. */
+  database: StoreDatabase;
+  operations: OperationStore;
+  callerHooks: CallerHookStore;
+  messages: MessageStore;
+  commits: StepCommitStore;
+  outcomes: HookOutcomeStore;
+  /** Buffers hook outcomes into `outcomes`; closed (flushed) before the DataSource goes. */
+  timeline: OutcomeBatcher;
+  interventions: InterventionStore;
+  waits: OperationWaitStore;
+  placeholders: ToolResultPlaceholderStore;
+  owed: OwedWorkStore;
+  leases: OperationLeaseStore;
+  retention: RetentionStore;
+}
+
+export interface RuntimeStoresOptions {
+  /** Tests fail a step commit between two writes (`STEP_COMMIT_FAILPOINTS`). */
+  failpoints?: StepCommitFailpoints;
+}
+
+/** A new handle on `dataSource` and every store on it. */
+export function createRuntimeStores(dataSource: DataSource, options: RuntimeStoresOptions = {}): RuntimeStores {
+  const database = new StoreDatabase(dataSource);
+  const outcomes = new HookOutcomeStore(database);
+  return {
+    dataSource,
+    database,
+    operations: new OperationStore(database),
+    callerHooks: new CallerHookStore(database),
+    messages: new MessageStore(database),
+    commits: new StepCommitStore(database, options.failpoints ? { failpoints: options.failpoints } : {}),
+    outcomes,
+    timeline: new OutcomeBatcher(outcomes),
+    interventions: new InterventionStore(database),
+    waits: new OperationWaitStore(database),
+    placeholders: new ToolResultPlaceholderStore(database),
+    owed: new OwedWorkStore(database),
+    leases: new OperationLeaseStore(database),
+    retention: new RetentionStore(database),
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * The tool calls of one step, each by its route (DESIGN §3, §8): a call the agent was not offered is
+ * refused (G1); an approval call waits for its decision, stops or continues on a rejection, or is claimed
+ * so it runs once; the built-in `agents/call` starts a child; a deferred call is handed to an outside
+ * executor; any other call runs here. Whatever a call publishes is committed before the next call begins
+ * (P1). The `StepExecutor` runs the calls in `callIndex` order; this file decides what one call does.
+ */
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { PendingTool } from '../hooks/agent-events.js';
+import { errorType } from '../hooks/hook-errors.js';
+import { HookDispatcher } from '../hooks/hook-dispatcher.js';
+import { agentEventBase } from './agent-event-base.js';
+import { CallRouter, type CallRoute } from './call-router.js';
+import { rejectionReceipt, unknownOutcomeReceipt } from './intervention-receipts.js';
+import type { ModelToolCall } from './models/chat-model.js';
+import { RUNTIME_STORE, type NewMessage, type RuntimeStore, type StoredIntervention, type StoredMessage } from './runtime-store.port.js';
+import { RuntimeShuttingDownError } from './runtime-errors.js';
+import { WAITING, type StepContext, type StepResult } from './step-context.js';
+import { ToolCallRunner, type ToolCallInput } from './tool-call.runner.js';
+import { isAgentCall } from './tools/agent-call.tool.js';
+import { ToolError, type ToolDefinition } from './tools/tool-types.js';
+
+/** A call's route in this step: the router's, or `unavailable` for a tool the agent was not offered (G1). */
+type StepRoute = CallRoute | 'unavailable';
+
+/** The step's calls as the step found them: each one's offered tool and route, and what is known of them. */
+export interface CallPlan {
+  /** The step's assistant message, whose tool calls these are. */
+  readonly assistant: StoredMessage;
+  readonly calls: readonly ModelToolCall[];
+  readonly routes: readonly StepRoute[];
+  readonly tools: readonly (ToolDefinition | undefined)[];
+  /** Which calls are the built-in `agents/call`. */
+  readonly agentCalls: readonly boolean[];
+  /** Calls whose result was published before a restart or a pause: not run again. */
+  readonly published: ReadonlySet<string | undefined>;
+  /** The operation's approvals and deferred placeholders, by tool call id (read only when a call may have one). */
+  readonly interventions: ReadonlyMap<string, StoredIntervention>;
+}
+
+/**
+ * What one call left: `done` — its result is published (now, or before by a decision or a completion);
+ * `awaiting` — a deferred result or a child's answer is still out; `end` — the step ends here, with `result`.
+ */
+export type CallOutcome = 'done' | 'awaiting' | { end: StepResult };
+
+@Injectable()
+export class StepCalls {
+  /** Who claims approved calls from this process: one executor per call (never a second execution). */
+  private readonly claimant = `${process.pid}:${randomUUID()}`;
+
+  constructor(
+    private readonly dispatcher: HookDispatcher,
+    private readonly tools: ToolCallRunner,
+    private readonly router: CallRouter,
+    @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
+  ) {}
+
+  /**
+   * Each call's offered tool and route. A call the offer does not know is `unavailable` (G1): the agent's
+   * `approval` / `deferred` rules never see it. Otherwise the tool decides too (`requiresApproval`,
+   * `deferred`, client tools, the built-in sub-agent tool), not only the agent's rules.
+   */
+  async plan(step: StepContext, assistant: StoredMessage): Promise<CallPlan> {
+    const calls = assistant.toolCalls ?? [];
+    const published = new Set(step.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+    const tools = calls.map((call) => step.offer.get(call.identifier, call.apiName));
+    const routes = calls.map((call, i): StepRoute => (tools[i] ? this.router.route(step.agent, tools[i], call) : 'unavailable'));
+    const agentCalls = tools.map((tool) => isAgentCall(tool));
+    const interventions =
+      routes.some((r) => r === 'approval' || r === 'deferred') || agentCalls.some(Boolean) ? byToolCall(await this.store.interventions(step.operationId)) : NO_INTERVENTIONS;
+    return { assistant, calls, routes, tools, agentCalls, published, interventions };
+  }
+
+  /** Runs call `callIndex` of the step by its route (DESIGN §3, steps 1–8 for the calls that execute). */
+  async run(step: StepContext, plan: CallPlan, callIndex: number): Promise<CallOutcome> {
+    const input = toolCallInput(step, plan, callIndex);
+    const route = plan.routes[callIndex]!;
+    if (route === 'unavailable') return this.publish(step, (await this.tools.unavailable(input)).message);
+    const item = plan.interventions.get(input.call.id);
+    if (route === 'approval') {
+      const decided = await this.decided(step, plan, callIndex, item);
+      if (decided !== 'approved') return decided;
+    }
+    if (plan.agentCalls[callIndex]) return this.agentCall(step, input, item);
+    if (route === 'deferred') return this.deferredCall(step, input, item);
+    return this.runHere(step, input);
+  }
+
+  /**
+   * An approval call before it may run: no decision yet — the step pauses (or runs again when everything
+   * was decided meanwhile); rejected — the operation stops, or the rejection receipt is its result;
+   * approved — claimed for this executor, or, claimed before (a crash mid-execution), an unknown-outcome
+   * receipt: never run blindly a second time.
+   */
+  private async decided(step: StepContext, plan: CallPlan, callIndex: number, item: StoredIntervention | undefined): Promise<'approved' | CallOutcome> {
+    const call = plan.calls[callIndex]!;
+    if (!item || item.status === 'pending') {
+      const paused = await this.awaitApproval(step, plan, callIndex);
+      return { end: paused ? WAITING : undefined }; // decided meanwhile: run the step again
+    }
+    if (item.status === 'rejected') {
+      if (item.decision !== 'rejectAndContinue') return { end: { terminal: 'interrupted' } };
+      // A rejection receipt holds no tool output: published directly (P2).
+      return this.publish(step, rejectionReceipt(call, item.decisionReason));
+    }
+    if (!(await this.store.claim(step.operationId, call.id, this.claimant))) return this.publish(step, unknownOutcomeReceipt(call));
+    return 'approved';
+  }
+
+  /**
+   * Records the approvals this step needs — this call and every later one of the step that needs one —,
+   * tells `beforeHumanIntervention` about them (once: a retried step finds them recorded), and pauses.
+   * False when nothing is pending any more (decided while this step was getting here).
+   */
+  private async awaitApproval(step: StepContext, { calls, routes, published, interventions }: CallPlan, from: number): Promise<boolean> {
+    const pending = calls
+      .map((call, callIndex) => ({ call, callIndex }))
+      .filter(({ call, callIndex }) => callIndex >= from && routes[callIndex] === 'approval' && !published.has(call.id))
+      .filter(({ call }) => (interventions.get(call.id)?.status ?? 'pending') === 'pending');
+    const pendingTools: PendingTool[] = pending.map(({ call }) => ({ toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, args: call.args, kind: 'approval' }));
+    if (pending.some(({ call }) => !interventions.has(call.id))) {
+      const stepIndex = step.operation.stepIndex;
+      await this.dispatcher.dispatch('beforeHumanIntervention', { ...step.base(), type: 'beforeHumanIntervention', pendingTools }, step.dispatchOptions);
+      await this.store.recordInterventions(
+        step.operationId,
+        pending.map(({ call, callIndex }) => ({ toolCallId: call.id, stepIndex, callIndex, identifier: call.identifier, apiName: call.apiName, args: call.args, kind: 'approval' as const })),
+      );
+    }
+    return this.store.pause(step.operationId);
+  }
+
+  /** `agents/call`: its placeholder known from before (pending or answered), else the child starts now. */
+  private async agentCall(step: StepContext, input: ToolCallInput, item: StoredIntervention | undefined): Promise<CallOutcome> {
+    if (item?.kind === 'deferred') return item.status === 'pending' ? 'awaiting' : 'done';
+    const message = await this.callAgent(step, input);
+    return message ? this.publish(step, message) : 'awaiting';
+  }
+
+  /**
+   * The built-in `agents/call` (SPEC A3, V1, P4, P5): the before-chain runs like for any tool; then the
+   * parent's placeholder is recorded, `beforeCallAgent` fires on the parent, the child starts, and
+   * `afterCallAgent` reports it — or `onCallAgentError`, and the failure is backfilled through the same
+   * hooks-then-write path as any deferred result. The child's answer arrives through the completion
+   * bridge only. Returns a message to publish now (denied or mocked call), else undefined (waiting).
+   */
+  private async callAgent(step: StepContext, input: ToolCallInput): Promise<NewMessage | undefined> {
+    const { call, operationId } = input;
+    const outcome = await this.tools.run(input, { handOut: true });
+    if (!('handedOut' in outcome)) return outcome.message;
+    await this.store.recordInterventions(operationId, [
+      { toolCallId: call.id, stepIndex: input.stepIndex, callIndex: input.callIndex, identifier: call.identifier, apiName: call.apiName, args: call.args, kind: 'deferred' },
+    ]);
+    const childAgentId = typeof call.args['agentId'] === 'string' ? call.args['agentId'] : '';
+    const instruction = typeof call.args['instruction'] === 'string' ? call.args['instruction'] : '';
+    // The call's id too: several sub-agent calls of one step are told apart (and de-duplicated) by it.
+    const base = { ...agentEventBase(input), agentId: childAgentId, parentAgentId: step.operation.agentId, toolCallId: call.id };
+    const { dispatchOptions, subAgents } = step;
+    await this.dispatcher.dispatch('beforeCallAgent', { ...base, type: 'beforeCallAgent', instruction }, dispatchOptions);
+    try {
+      if (childAgentId === '' || typeof call.args['instruction'] !== 'string') {
+        throw new ToolError('invalid_arguments', 'agents/call needs the string arguments agentId and instruction');
+      }
+      const child = await subAgents.startChild({ parentOperationId: operationId, parentToolCallId: call.id, agentId: childAgentId, instruction, runContext: input.runContext });
+      await this.dispatcher.dispatch(
+        'afterCallAgent',
+        { ...base, type: 'afterCallAgent', subOperationId: child.operationId, success: true, threadId: child.threadId },
+        dispatchOptions,
+      );
+    } catch (error) {
+      // G4: refused because the app is closing — no made-up result; the step is handed back.
+      if (error instanceof RuntimeShuttingDownError) throw error;
+      const message = error instanceof Error && 'code' in error ? error.message : `the sub-agent could not start (${errorType(error)})`;
+      await this.dispatcher.dispatch('onCallAgentError', { ...base, type: 'onCallAgentError', error: { type: errorType(error), message } }, dispatchOptions);
+      await subAgents.completeDeferred(operationId, call.id, { content: `Error: ${message}`, success: false });
+    }
+    return undefined;
+  }
+
+  /** A deferred call: its placeholder known from before (pending or answered), else handed out now — unless mocked or denied. */
+  private async deferredCall(step: StepContext, input: ToolCallInput, item: StoredIntervention | undefined): Promise<CallOutcome> {
+    if (item) return item.status === 'pending' ? 'awaiting' : 'done';
+    const outcome = await this.tools.run(input, { handOut: true });
+    if (!('handedOut' in outcome)) return this.publish(step, outcome.message);
+    const { id: toolCallId, identifier, apiName, args } = input.call;
+    await this.store.recordInterventions(step.operationId, [{ toolCallId, stepIndex: input.stepIndex, callIndex: input.callIndex, identifier, apiName, args, kind: 'deferred' }]);
+    return 'awaiting';
+  }
+
+  /** A call this process executes: the whole chain of DESIGN §3, then the publish. */
+  private async runHere(step: StepContext, input: ToolCallInput): Promise<CallOutcome> {
+    const outcome = await this.tools.run(input);
+    // P1: the result is written only now, after result control; message and state change are one transaction.
+    return this.publish(step, outcome.message);
+  }
+
+  private async publish(step: StepContext, message: NewMessage): Promise<'done'> {
+    const { operation, leaseOwner } = step;
+    // Queue mode: the timeline of the hooks that decided this result is written first, so a worker killed
+    // right after the publish leaves no published result without its timeline.
+    if (leaseOwner !== undefined) await this.store.flushTimeline();
+    step.operation = (await this.store.commit(operation.id, operation.version, message, {}, leaseOwner)).operation;
+    return 'done';
+  }
+}
+
+function toolCallInput(step: StepContext, plan: CallPlan, callIndex: number): ToolCallInput {
+  const { operation, operationId, runContext, signal } = step;
+  const userId = runContext.userId;
+  const tool = plan.tools[callIndex];
+  return {
+    operationId,
+    agentId: operation.agentId,
+    ...(userId ? { userId } : {}),
+    ...(operation.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
+    ...(operation.threadId ? { threadId: operation.threadId } : {}),
+    stepIndex: operation.stepIndex,
+    callIndex,
+    assistantMessageId: plan.assistant.id,
+    call: plan.calls[callIndex]!,
+    runContext,
+    signal,
+    ...(tool ? { tool } : {}),
+  };
+}
+
+const NO_INTERVENTIONS: ReadonlyMap<string, StoredIntervention> = new Map();
+
+function byToolCall(items: readonly StoredIntervention[]): ReadonlyMap<string, StoredIntervention> {
+  return new Map(items.map((item) => [item.toolCallId, item]));
+}
