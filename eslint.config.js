@@ -45,6 +45,25 @@ export default tseslint.config(
     },
   },
   {
+    // The server reads operations through the runtime's read port (`OPERATION_READER`), never through
+    // persistence's stores, entities or records (DESIGN §2). The periodic purge drives the database itself.
+    files: ['src/server/api/**/*.ts', 'src/server/ops/**/*.ts'],
+    ignores: ['src/server/ops/retention-scheduler.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../../persistence/*', '../../persistence/**', '!../../persistence/persistence-errors.js'],
+              message: 'src/server reads through OPERATION_READER (src/runtime/operation-read.port.ts), not persistence internals (DESIGN §2).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/cli/**/*.ts', 'bench/**', 'scripts/**', 'examples/**'],
     rules: { 'no-console': 'off' },
   },

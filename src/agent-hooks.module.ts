@@ -19,9 +19,16 @@ import { ToolEntriesCheck } from './config/tool-entries.check.js';
 import { PERSISTENCE_PROVIDERS } from './persistence/persistence.providers.js';
 import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { OPERATION_EVENTS } from './runtime/operation-events.port.js';
+import { OPERATION_READER } from './runtime/operation-read.port.js';
 import { CompletionWaits } from './runtime/completion-waits.js';
 import { AgentRuntime } from './runtime/agent-runtime.js';
 import { OperationRunner } from './runtime/operation-runner.js';
+import { InterventionNotifier } from './runtime/intervention-notifier.js';
+import { TerminalSequence } from './runtime/terminal-sequence.js';
+import { OwedWork } from './runtime/owed-work.js';
+import { DeferredResults } from './runtime/deferred-results.js';
+import { LiveOperations } from './runtime/live-operations.js';
+import { StepDrain } from './runtime/step-drain.js';
 import { EngineLifecycle } from './runtime/engine-lifecycle.js';
 import { StepCalls } from './runtime/step-calls.js';
 import { StepExecutor } from './runtime/step-executor.js';
@@ -84,7 +91,16 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     Compactor,
     StepCalls,
     StepExecutor,
+    // The runtime's jobs: the live operations of this process, the G4 drain of its steps, decision
+    // notifications, the terminal sequences, deferred results, the runner (lifecycle, driving, decisions),
+    // and the work a dead process owed (what the reconciler takes over).
+    LiveOperations,
+    StepDrain,
+    InterventionNotifier,
+    TerminalSequence,
+    DeferredResults,
     OperationRunner,
+    OwedWork,
     // The public facade; sub-agents and the queue use the runner itself.
     AgentRuntime,
     EngineLifecycle,
@@ -94,6 +110,6 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     // G4: the only provider here with shutdown hooks; it stops, drains and closes everything above in order.
     ShutdownCoordinator,
   ],
-  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, OPERATION_EVENTS, RECOVERY_SETTINGS, ...TOOLS_EXPORTS],
+  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, OPERATION_EVENTS, OPERATION_READER, RECOVERY_SETTINGS, ...TOOLS_EXPORTS],
 })
 export class AgentHooksModule extends AgentHooksConfigurableModule {}

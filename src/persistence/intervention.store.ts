@@ -10,16 +10,12 @@
 import { InterventionEntity } from './entities/intervention.entity.js';
 import { insertValues, updateValues } from './entity-values.js';
 import { toInterventionRecord } from './record-mappers.js';
-import type { InterventionAction, InterventionRecord, NewIntervention } from './records.js';
+import type { InterventionDecision } from '../runtime/runtime-store.port.js';
+import type { InterventionRecord, NewIntervention } from './records.js';
 import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
-export interface InterventionDecision {
-  action: InterventionAction;
-  reason?: string;
-  /** Who decided (an owner or user id), for the audit trail. */
-  decidedBy?: string;
-}
+export type { InterventionDecision } from '../runtime/runtime-store.port.js';
 
 export class InterventionStore {
   private readonly db: StoreDatabase;

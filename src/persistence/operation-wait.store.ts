@@ -35,7 +35,7 @@ import { StoreDatabase, type StoreSource } from './store-database.js';
 import type { CommitEvents } from './store-database.js';
 import { TERMINAL_HOOKS_OWNER } from './operation.store.js';
 import { insertOwedNotifications, type OwedWorkRecord } from './owed-work.store.js';
-import type { OwedNotificationPoint, OperationStatus } from '../runtime/runtime-store.port.js';
+import type { DecisionEffects, DecisionOutcome, DurableDecision, OperationStatus } from '../runtime/runtime-store.port.js';
 import type { OperationEventKind } from '../runtime/operation-events.port.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
@@ -45,28 +45,14 @@ export type PublishDeferredResult =
   /** `already_final`: the placeholder was final, missing, or claimed by another decider; `operation_completed`: G5. */
   | { published: false; reason: 'already_final' | 'operation_completed' };
 
-/** What a human decision met, read under the operation's row lock. */
-export type DecideOutcome = 'decided' | 'not_pending' | 'operation_completed';
+/** What a human decision met, read under the operation's row lock (the port's `DecisionOutcome`). */
+export type DecideOutcome = DecisionOutcome;
 
-/** What commits with a durable decision besides the decision itself. */
-export interface DecisionEffects {
-  /** The hooks that observe the decision: one owed row each, inserted claimed by `claimant` until now + `holdMs`. */
-  notify: readonly OwedNotificationPoint[];
-  claimant: string;
-  holdMs: number;
-  /** `reject` only: the rejection receipt, published with the terminal transition. */
-  receipt?: NewToolMessage;
-  /** `reject`: who holds the terminal sequence, and how long; default `TERMINAL_HOOKS_OWNER` for `holdMs`. */
-  terminalHold?: { owner: string; ms: number };
-}
+/** What commits with a durable decision besides the decision itself: the port's shape. */
+export type { DecisionEffects } from '../runtime/runtime-store.port.js';
 
-/** What a durable decision committed; nothing at all unless `outcome` is `decided`. */
-export interface DurableDecisionResult {
-  outcome: DecideOutcome;
-  /** waiting → running committed with the decision. */
-  resumed: boolean;
-  /** `reject`: the terminal transition (reason `interrupted`) committed with the decision. */
-  completed: boolean;
+/** What a durable decision committed (the port's `DurableDecision`, with the stores' records); nothing at all unless `outcome` is `decided`. */
+export interface DurableDecisionResult extends DurableDecision {
   owed: OwedWorkRecord[];
   receipt?: MessageRecord;
 }

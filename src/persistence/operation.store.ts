@@ -16,31 +16,24 @@ import { isUniqueViolation } from './sql-errors.js';
 import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 import { insertValues, updateValues } from './entity-values.js';
+import type { NewOperation, TerminalHold } from '../runtime/runtime-store.port.js';
 import type { ClientToolDeclaration } from '../runtime/tools/client-tools.js';
 
-export interface NewOperation {
+/**
+ * What `create` accepts: the runtime's `NewOperation`, looser where the store's other callers (`agentctl`,
+ * tests) need it. The prompt is stored as the first message (role `user`); with `ownerId` a second create
+ * with the same idempotency key returns the first operation (`created: false`).
+ */
+export type CreateOperationInput = Omit<NewOperation, 'id' | 'runContext' | 'callerHooks' | 'clientTools'> & {
   /** Generated (a UUID) when absent. */
   id?: string;
-  agentId: string;
-  ownerId?: string;
-  parentOperationId?: string;
-  /** A sub-agent's own thread (V1). */
-  threadId?: string;
-  /** The parent's `agents/call` tool call the sub-agent answers (P5). */
-  parentToolCallId?: string;
-  /** Stored as the first message (role `user`), not on the operation. */
-  prompt: string;
   /** Stored through the allow-list of `toStoredRunContext`: no token ever reaches the database. */
   runContext?: RunContextSource;
   /** Webhook caller hooks in registration order; their index is their `position`. */
   callerHooks?: readonly NewCallerHook[];
-  /** With `ownerId`: a second create with the same pair returns the first operation (`created: false`). */
-  idempotencyKey?: string;
-  /** With `idempotencyKey`: the request's digest, kept so a retry with another request is told apart (G8). */
-  idempotencyDigest?: string;
   /** The caller's declared client tools (already validated by the runtime). */
   clientTools?: readonly ClientToolDeclaration[];
-}
+};
 
 export interface CreatedOperation {
   operation: OperationRecord;
@@ -52,16 +45,7 @@ export interface CreatedOperation {
 export const TERMINAL_HOOKS_OWNER = 'terminal-sequence';
 export const TERMINAL_HOOKS_LEASE_MS = 60_000;
 
-/** Who runs the terminal sequence after the transition, and for how long before a reconciler may take it over. */
-export interface TerminalHold {
-  owner: string;
-  ms: number;
-  /**
-   * A step's own end: the transition happens only while this lease owner still holds the operation, so a
-   * process whose lease was taken over cannot end an operation another process now drives (G2).
-   */
-  leaseOwner?: string;
-}
+export type { TerminalHold } from '../runtime/runtime-store.port.js';
 
 /** Ids per `completedAmong` query. */
 const COMPLETED_AMONG_CHUNK = 500;
@@ -85,7 +69,7 @@ export class OperationStore {
   }
 
   /** The operation, its caller hooks and the user's prompt, in one transaction (status `running`, version 1). */
-  async create(input: NewOperation): Promise<CreatedOperation> {
+  async create(input: CreateOperationInput): Promise<CreatedOperation> {
     if (input.idempotencyKey !== undefined) {
       const existing = await this.findByIdempotencyKey(input.ownerId, input.idempotencyKey);
       if (existing) return { operation: existing, created: false };
@@ -232,7 +216,7 @@ export class OperationStore {
     return claimed;
   }
 
-  private async insert(manager: EntityManager, input: NewOperation): Promise<OperationRecord> {
+  private async insert(manager: EntityManager, input: CreateOperationInput): Promise<OperationRecord> {
     const now = nowIso(this.options);
     const row: OperationEntity = {
       id: input.id ?? randomUUID(),

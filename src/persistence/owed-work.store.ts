@@ -8,26 +8,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { OwedNotificationPoint } from '../runtime/runtime-store.port.js';
+import type { InterventionAction, OwedNotification, OwedNotificationPoint } from '../runtime/runtime-store.port.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { OwedWorkEntity } from './entities/owed-work.entity.js';
 import { insertValues, updateValues } from './entity-values.js';
-import type { InterventionAction } from './records.js';
 import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
-/** An owed row as the stores hand it back (`null` columns become absent fields). */
-export interface OwedWorkRecord {
-  id: string;
-  operationId: string;
-  point: OwedNotificationPoint;
-  toolCallId: string;
-  action?: InterventionAction;
+/** An owed row as the stores hand it back (`null` columns become absent fields): the runtime's `OwedNotification` and its claim. */
+export interface OwedWorkRecord extends OwedNotification {
   createdAt: string;
   claimedBy?: string;
   claimedUntil?: string;
   deliveredAt?: string;
-  attempts: number;
 }
 
 /** The notifications a decision owes, named by the decider. */

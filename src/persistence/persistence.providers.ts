@@ -8,12 +8,14 @@ import type { Provider } from '@nestjs/common';
 import { HOOK_OUTCOME_SINK } from '../hooks/hook-ports.js';
 import { OPERATION_EVENTS } from '../runtime/operation-events.port.js';
 import { OPERATION_LEASES } from '../runtime/operation-leases.port.js';
+import { OPERATION_READER } from '../runtime/operation-read.port.js';
 import { RUNTIME_STORE } from '../runtime/runtime-store.port.js';
 import { OperationEventsService } from './operation-events.service.js';
 import { RuntimeDatabase } from './runtime-database.js';
 import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from './step-commit.store.js';
 import { TimelineSink } from './timeline-sink.js';
 import { TypeOrmOperationLeases } from './typeorm-operation-leases.js';
+import { TypeOrmOperationReads } from './typeorm-operation-reads.js';
 import { TypeOrmRuntimeStore } from './typeorm-runtime-store.js';
 
 export const PERSISTENCE_PROVIDERS: Provider[] = [
@@ -30,4 +32,7 @@ export const PERSISTENCE_PROVIDERS: Provider[] = [
   // SPEC G2 in every mode: the leases on running operations.
   TypeOrmOperationLeases,
   { provide: OPERATION_LEASES, useExisting: TypeOrmOperationLeases },
+  // What the server reads of operations (API views, timeline, metrics), without persistence internals.
+  TypeOrmOperationReads,
+  { provide: OPERATION_READER, useExisting: TypeOrmOperationReads },
 ];

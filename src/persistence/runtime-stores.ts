@@ -2,7 +2,7 @@
  * Every store of the runtime's database, built once on one `StoreDatabase` handle when the DataSource opens
  * (`RuntimeDatabase.stores()`): they share its SQLite gate and its `committed$` events. This is the only
  * place the runtime's stores are built; the runtime's ports (`TypeOrmRuntimeStore`, `TypeOrmOperationLeases`),
- * the server (reader, retention, metrics) and `agentctl purge` take them from the bundle.
+ * the server's read port (`TypeOrmOperationReads`), the retention scheduler and `agentctl purge` take them from the bundle.
  */
 import type { DataSource } from 'typeorm';
 import { CallerHookStore } from './caller-hook.store.js';

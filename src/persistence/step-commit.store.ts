@@ -10,7 +10,7 @@
  * then the messages, then a read of the new operation.
  */
 import type { EntityManager } from 'typeorm';
-import type { UsageTotals } from '../hooks/agent-events.js';
+import type { StepPatch } from '../runtime/runtime-store.port.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { insertMessages } from './message-writer.js';
 import { OperationNotFoundError, StaleOperationError } from './persistence-errors.js';
@@ -21,15 +21,9 @@ import { StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 import { updateValues } from './entity-values.js';
 
-/** What a step may change; the terminal transition is `OperationStore.complete`, never a patch. */
-export interface OperationPatch {
-  stepIndex?: number;
-  /** Totals so far (not increments): the version check makes a read-modify-write safe. */
-  usage?: UsageTotals;
-  status?: 'running' | 'waiting';
+/** The runtime's `StepPatch`; the run context may come unfiltered (stored through `toStoredRunContext`). */
+export interface OperationPatch extends Omit<StepPatch, 'runContext'> {
   runContext?: RunContextSource;
-  /** The latest compaction of the conversation (replaces an earlier one). */
-  compaction?: { groupId: string; summary: string; throughSeq: number };
 }
 
 export interface StepCommit {

@@ -1,5 +1,6 @@
 /**
  * The runtime's `RuntimeStore` port over the stores of the runtime's database (`RuntimeDatabase.stores()`).
+ * The stores' records extend the port's shapes (`records.ts`), so they are handed back as they are.
  * "Not found" is one type at the port: the persistence room's `OperationNotFoundError` is mapped here to
  * the runtime's `UnknownOperationError`, so the runtime never sees the other.
  */
@@ -10,22 +11,24 @@ import type {
   DeferredPublishOutcome,
   DurableDecision,
   DurableDeferredPublish,
-  InterventionAction,
+  InterventionDecision,
   NewMessage,
   NewOperation,
   NewStoredIntervention,
   OwedNotification,
+  PlaceholderState,
   ReceivedDeferredResult,
   RuntimeStore,
   StoredCallerHook,
   StoredIntervention,
   StoredMessage,
   StoredOperation,
+  StepPatch,
+  TerminalHold,
   ToolMessage,
 } from '../runtime/runtime-store.port.js';
 import { UnknownOperationError } from '../runtime/runtime-errors.js';
 import type { PublishDeferredResult } from './operation-wait.store.js';
-import type { OwedWorkRecord } from './owed-work.store.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import { RuntimeDatabase } from './runtime-database.js';
 
@@ -59,22 +62,21 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     operationId: string,
     expectedVersion: number,
     message: NewMessage | undefined,
-    patch: Partial<Pick<StoredOperation, 'stepIndex' | 'usage' | 'status' | 'runContext' | 'compaction'>>,
+    patch: StepPatch,
     leaseOwner?: string,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }> {
     const { commits } = await this.database.stores();
-    const status = patch.status === 'completed' ? undefined : patch.status;
     const result = await notFoundAsUnknown(commits.commit({
       operationId,
       expectedVersion,
       messages: message ? [message] : [],
-      patch: { ...patch, ...(status ? { status } : {}) } as never,
+      patch,
       ...(leaseOwner !== undefined ? { leaseOwner } : {}),
     }));
     return { operation: result.operation, ...(result.messages[0] ? { message: result.messages[0] } : {}) };
   }
 
-  async complete(operationId: string, reason: TerminalReason, error?: { type: string; message?: string }, hold?: { owner: string; ms: number; leaseOwner?: string }): Promise<boolean> {
+  async complete(operationId: string, reason: TerminalReason, error?: { type: string; summary?: string }, hold?: TerminalHold): Promise<boolean> {
     return (await this.database.stores()).operations.complete(operationId, reason, error, hold);
   }
 
@@ -91,22 +93,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   }
 
   async interventions(operationId: string): Promise<StoredIntervention[]> {
-    const { interventions } = await this.database.stores();
-    return (await interventions.list(operationId)).map(
-      ({ toolCallId, stepIndex, callIndex, identifier, apiName, args, kind, status, decision, decisionReason, claimedBy }) => ({
-        toolCallId,
-        stepIndex,
-        callIndex,
-        identifier,
-        apiName,
-        args,
-        kind,
-        status,
-        ...(decision ? { decision } : {}),
-        ...(decisionReason !== undefined ? { decisionReason } : {}),
-        ...(claimedBy ? { claimedBy } : {}),
-      }),
-    );
+    return (await this.database.stores()).interventions.list(operationId);
   }
 
   async recordInterventions(operationId: string, items: readonly NewStoredIntervention[]): Promise<void> {
@@ -121,7 +108,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await this.database.stores()).interventions.claim(operationId, toolCallId, claimant);
   }
 
-  async placeholderState(operationId: string, toolCallId: string): Promise<'empty' | 'final' | null> {
+  async placeholderState(operationId: string, toolCallId: string): Promise<PlaceholderState | null> {
     return (await (await this.database.stores()).placeholders.get(operationId, toolCallId))?.state ?? null;
   }
 
@@ -134,18 +121,16 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   }
 
   async claimReceivedDeferred(claimant: string, holdMs: number, limit?: number): Promise<ReceivedDeferredResult[]> {
-    const received = await (await this.database.stores()).placeholders.claimReceived(claimant, holdMs, limit);
-    return received.map(({ operationId, toolCallId, result }) => ({ operationId, toolCallId, result }));
+    return (await this.database.stores()).placeholders.claimReceived(claimant, holdMs, limit);
   }
 
   async decideDurably(
     operationId: string,
     toolCallId: string,
-    decision: { action: InterventionAction; reason?: string; decidedBy?: string },
+    decision: InterventionDecision,
     effects: DecisionEffects,
   ): Promise<DurableDecision> {
-    const result = await notFoundAsUnknown((await this.database.stores()).waits.decideDurably(operationId, toolCallId, decision, effects));
-    return { outcome: result.outcome, resumed: result.resumed, completed: result.completed, owed: result.owed.map(toOwedNotification), ...(result.receipt ? { receipt: result.receipt } : {}) };
+    return notFoundAsUnknown((await this.database.stores()).waits.decideDurably(operationId, toolCallId, decision, effects));
   }
 
   async publishDeferredDurably(operationId: string, toolCallId: string, result: ToolResult, message: ToolMessage, claimant: string): Promise<DurableDeferredPublish> {
@@ -154,7 +139,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   }
 
   async claimOwedNotifications(owner: string, holdMs: number, limit?: number): Promise<OwedNotification[]> {
-    return (await (await this.database.stores()).owed.claimOwed(owner, holdMs, limit)).map(toOwedNotification);
+    return (await this.database.stores()).owed.claimOwed(owner, holdMs, limit);
   }
 
   async markNotificationDelivered(id: string): Promise<void> {
@@ -178,8 +163,4 @@ async function notFoundAsUnknown<T>(work: Promise<T>): Promise<T> {
 function deferredOutcome(outcome: PublishDeferredResult): DeferredPublishOutcome {
   if (outcome.published) return 'published';
   return outcome.reason === 'operation_completed' ? 'operation_completed' : 'already_completed';
-}
-
-function toOwedNotification({ id, operationId, point, toolCallId, action, attempts }: OwedWorkRecord): OwedNotification {
-  return { id, operationId, point, toolCallId, ...(action ? { action } : {}), attempts };
 }

@@ -18,6 +18,7 @@ import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } fro
 import { errorType } from '../hooks/hook-errors.js';
 import { OPERATION_LEASES, type OperationLeases } from './operation-leases.port.js';
 import { OperationRunner } from './operation-runner.js';
+import { OwedWork } from './owed-work.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 import { STEP_SCHEDULER, type StepScheduler } from './step-scheduler.port.js';
 
@@ -46,6 +47,7 @@ export class OperationReconciler implements OnApplicationBootstrap {
     @Inject(RECOVERY_SETTINGS) private readonly settings: RecoverySettings,
     @Inject(OPERATION_LEASES) private readonly leases: OperationLeases,
     private readonly runner: OperationRunner,
+    private readonly owed: OwedWork,
     /** Queue mode: recovered operations go back on the queue instead of running here. */
     @Optional() @Inject(STEP_SCHEDULER) private readonly scheduler?: StepScheduler | null,
   ) {}
@@ -76,9 +78,9 @@ export class OperationReconciler implements OnApplicationBootstrap {
     // A database that does not exist yet holds nothing to recover; a pass must not create it.
     if (!this.leases.mayHoldWork()) return result;
     try {
-      result.notifications = await this.runner.deliverOwedNotifications();
-      result.deferredResults = await this.runner.finishReceivedDeferred();
-      result.terminalSequences = await this.runner.runOwedTerminalSequences();
+      result.notifications = await this.owed.deliverOwedNotifications();
+      result.deferredResults = await this.owed.finishReceivedDeferred();
+      result.terminalSequences = await this.owed.runOwedTerminalSequences();
       // An unleased operation counts as its last writer's for one lease: time enough to drive or enqueue its
       // next step, and the same bound as an expired lease (G2: one lease plus one interval).
       const quietSince = new Date(Date.now() - this.settings.leaseMs).toISOString();

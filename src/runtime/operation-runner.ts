@@ -11,13 +11,19 @@
  * resumed here or by another process on the same database, and `done` settles wherever it ends. A decision
  * and "runnable again" commit together (G3); of two processes resolving the last pending items at once,
  * exactly one resumes it. Whatever a dead process left — an expired lease, an owed notification, an owed
- * terminal sequence — the `OperationReconciler` of a surviving one takes over.
+ * terminal sequence — the `OperationReconciler` of a surviving one takes over (`adopt` here, the rest in
+ * `OwedWork`, owed-work.ts).
+ *
+ * The other jobs live beside it: the live state of one operation (`LiveOperation`, live-operation.ts) and
+ * of all of them here with their watchers (`LiveOperations`), the terminal sequences and the sub-agent
+ * bridge (`TerminalSequence`), the notifications of decisions (`InterventionNotifier`), the G4 drain of
+ * steps (`StepDrain`), the stored run context (run-context-snapshot.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import type { AgentHook } from '../hooks/agent-hook.js';
-import type { TerminalReason, UsageTotals } from '../hooks/agent-events.js';
-import { AuthContext, RunContext, RunEndContext } from '../hooks/contexts.js';
+import type { TerminalReason } from '../hooks/agent-events.js';
+import { RunContext } from '../hooks/contexts.js';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
@@ -27,17 +33,14 @@ import {
   type DurableDecision,
   type DurableDeferredPublish,
   type InterventionAction,
-  type OwedNotification,
   type OwedNotificationPoint,
   type RuntimeStore,
   type StoredCallerHook,
   type StoredIntervention,
   type StoredOperation,
-  type StoredRunContext,
   type ToolMessage,
 } from './runtime-store.port.js';
 import {
-  AlreadyCompletedError,
   IdempotencyKeyReusedError,
   InterventionNotPendingError,
   OperationCompletedError,
@@ -52,18 +55,24 @@ import {
   UnknownOperationError,
 } from './runtime-errors.js';
 import { rejectionReceipt } from './intervention-receipts.js';
-import { DeferredClaim } from './deferred-claim.js';
-import { ToolCallRunner } from './tool-call.runner.js';
 import type { SubAgents, SubAgentStart } from './sub-agent.port.js';
 import { STEP_SCHEDULER, type QueuedStepContext, type StepScheduler } from './step-scheduler.port.js';
 import { LeaseHolder, type HeldLease } from './lease-holder.js';
 import { CompletionWaits } from './completion-waits.js';
+import { LiveOperations } from './live-operations.js';
+import { StepDrain } from './step-drain.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 import { StepExecutor } from './step-executor.js';
-import { agentEventBase } from './agent-event-base.js';
 import { errorSummary } from './error-summary.js';
-import { clientToolDefinition, type ClientToolDeclaration } from './tools/client-tools.js';
-import { TOOL_CATALOG, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
+import { LiveOperation } from './live-operation.js';
+import { emptyResult, resultOf, type OperationResult } from './operation-result.js';
+import { restoredContext, storedContext } from './run-context-snapshot.js';
+import { InterventionNotifier } from './intervention-notifier.js';
+import { TerminalSequence, type ParentReport } from './terminal-sequence.js';
+import { claimantId } from './claimant-ids.js';
+import { DeferredResults, type GoOn } from './deferred-results.js';
+import type { ClientToolDeclaration } from './tools/client-tools.js';
+import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
 
 export interface ExecAgentInput {
   agentId: string;
@@ -90,37 +99,8 @@ interface ChildLink {
   callerHooks: StoredCallerHook[];
 }
 
-export interface OperationResult {
-  operationId: string;
-  status: 'completed';
-  reason: TerminalReason;
-  content: string;
-  usage: UsageTotals;
-}
+export type { OperationResult } from './operation-result.js';
 
-interface LiveOperation {
-  controller: AbortController;
-  runContext: RunContext;
-  startedAt: number;
-  steps: number;
-  error?: unknown;
-  /** A step loop is running here. */
-  driving: boolean;
-  /** A resume arrived while the loop was still returning from its pause: go on instead of stopping. */
-  resumeRequested: boolean;
-  settled: boolean;
-  /** This process runs the terminal sequence: a completion event is its own, not a cancel. */
-  finishing: boolean;
-  /** A completion watcher is subscribed (one per live operation). */
-  watched: boolean;
-  done: Promise<OperationResult>;
-  settle(result: OperationResult): void;
-  /** The app closed before the operation completed: `done` rejects (the operation goes on elsewhere or after a restart). */
-  abandon(error: Error): void;
-}
-
-/** Owed items (notifications, terminal sequences) one reconcile pass takes; the next pass takes the rest. */
-const OWED_PER_PASS = 50;
 /** Operations in one chain of `agents/call`, the top-level one included. */
 export const MAX_SUB_AGENT_DEPTH = 5;
 
@@ -128,20 +108,12 @@ export const MAX_SUB_AGENT_DEPTH = 5;
 @Injectable()
 export class OperationRunner implements OnApplicationBootstrap, SubAgents {
   private readonly logger = new Logger('AgentRuntime');
-  private readonly live = new Map<string, LiveOperation>();
-  /** Set at shutdown: watchers stop polling (and never reopen the database). */
-  private stopped = false;
-  /**
-   * SPEC G4, driven by the `ShutdownCoordinator`: `stopping` aborts when the app starts closing (no new
-   * step or call begins; the one in flight goes on), `cut` at the end of the grace period (the call in
-   * flight is abandoned without a result and the step handed back).
-   */
-  private readonly stopping = new AbortController();
-  private readonly cut = new AbortController();
-  /** Work in progress here that must end before the clients close: step loops, queued steps, owed sequences. */
-  private readonly inFlight = new Set<Promise<void>>();
   /** This runtime instance, in claims it makes (owed terminal sequences). */
   private readonly instanceId = `${process.pid}:${randomUUID()}`;
+  /** The sub-agent bridge's way to a parent (P5): a deferred completion, like a posted result. */
+  private readonly reportToParent: ParentReport = (parentOperationId, parentToolCallId, result) => this.completeDeferred(parentOperationId, parentToolCallId, result);
+  /** How a deferred result that made the operation runnable again lets it go on. */
+  private readonly goOnHere: GoOn = (operationId, live) => this.goOn(operationId, live);
   /** Set once the application bootstrapped: every `@Tool` and `@OnHook` was discovered at module init. */
   private bootstrapped = false;
 
@@ -149,13 +121,18 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     private readonly dispatcher: HookDispatcher,
     private readonly registry: HookRegistry,
     private readonly executor: StepExecutor,
-    private readonly tools: ToolCallRunner,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
     private readonly leases: LeaseHolder,
     @Inject(RECOVERY_SETTINGS) private readonly recovery: RecoverySettings,
     private readonly waits: CompletionWaits,
+    private readonly live: LiveOperations,
+    /** G4: whether the app closes, the signals steps see, the work the drain waits for. */
+    private readonly shutdown: StepDrain,
+    private readonly notifier: InterventionNotifier,
+    private readonly terminal: TerminalSequence,
+    private readonly deferred: DeferredResults,
     /** Queue mode only: steps run as jobs on any worker instead of in this process. */
     @Optional() @Inject(STEP_SCHEDULER) private readonly scheduler?: StepScheduler,
   ) {}
@@ -172,7 +149,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
 
   private async start(input: ExecAgentInput, child?: ChildLink): Promise<{ operationId: string; done: Promise<OperationResult>; live?: LiveOperation }> {
     if (!this.bootstrapped) throw new RuntimeNotReadyError();
-    if (this.stopped) throw new RuntimeShuttingDownError();
+    if (this.shutdown.stopped) throw new RuntimeShuttingDownError();
     if (!this.agents.agent(input.agentId)) throw new UnknownAgentError(input.agentId);
     if (typeof input.prompt !== 'string') throw new TypeError('prompt must be a string');
     // Validated before anything is registered or stored; a sub-agent runs with its own agent's tools only.
@@ -218,20 +195,20 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
         throw new IdempotencyKeyReusedError();
       }
       // One watcher per operation and process, however many retries ask for it.
-      const existing = this.live.get(stored.id) ?? (stored.status === 'completed' ? undefined : this.ensureLive(stored));
+      const existing = this.live.get(stored.id) ?? (stored.status === 'completed' ? undefined : this.live.ensure(stored));
       return { operationId: stored.id, done: existing?.done ?? this.whenCompleted(stored.id), ...(existing ? { live: existing } : {}) };
     }
-    const live = newLive(runContext);
-    this.live.set(operationId, live);
+    const live = new LiveOperation(runContext);
+    this.live.add(operationId, live);
     if (this.scheduler) void this.startQueued(operationId, live);
-    else this.track(this.drive(operationId, live, true));
+    else this.shutdown.track(this.drive(operationId, live, true));
     return { operationId, done: live.done, live };
   }
 
   /**
    * Starts a sub-agent for the parent's `agents/call` (SubAgents port): its own operation and `threadId`,
    * the parent's owner, identity and persisted caller hooks. Its answer reaches the parent only through
-   * the completion bridge in `finish` (P5).
+   * the completion bridge of its terminal sequence (P5, terminal-sequence.ts).
    */
   async startChild(start: SubAgentStart): Promise<{ operationId: string; threadId: string }> {
     const parent = await this.operation(start.parentOperationId);
@@ -270,8 +247,8 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
   async cancel(operationId: string): Promise<void> {
     const operation = await this.operation(operationId);
     if (operation.status === 'completed') return;
-    const live = this.ensureLive(operation);
-    if (live.driving) {
+    const live = this.live.ensure(operation);
+    if (live.stepLoopHere) {
       live.controller.abort(new RunCancelledError(operationId));
       return;
     }
@@ -286,7 +263,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    */
   async approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
     const { operation, item, decided } = await this.decide(operationId, toolCallId, { action: 'approve', ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}) }, 'afterHumanIntervention');
-    const live = this.ensureLive(operation);
+    const live = this.live.ensure(operation);
     await this.notifyThenGoOn(operation, item, live, decided, {});
   }
 
@@ -304,7 +281,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     const reason = options.reason !== undefined ? { rejectionReason: options.reason } : {};
     if (options.continue) {
       const { operation, item, decided } = await this.decide(operationId, toolCallId, decision, 'afterHumanIntervention');
-      const live = this.ensureLive(operation);
+      const live = this.live.ensure(operation);
       await this.notifyThenGoOn(operation, item, live, decided, reason);
       return;
     }
@@ -312,155 +289,42 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     // This process runs the stop's terminal sequence: its own completion event must not settle `done` (and
     // drop the caller hooks) before `onStopByHumanIntervention` and `onComplete` ran.
     const early = this.live.get(operationId);
-    if (early) early.finishing = true;
+    early?.beginFinishing();
     let committed;
     try {
       committed = await this.decide(operationId, toolCallId, decision, 'onStopByHumanIntervention', holder);
     } catch (error) {
-      if (early) early.finishing = false;
+      early?.cancelFinishing();
       throw error;
     }
     const { operation, item, decided } = committed;
-    const live = this.ensureLive(operation);
-    live.finishing = true;
+    const live = this.live.ensure(operation);
+    live.beginFinishing();
     // Held from the commit on, so a slow notification does not let a reconciler run the sequence too.
     const holding = decided.completed ? this.leases.holdTerminal(operationId, holder) : undefined;
     // A step of this process still running (the decision landed before it paused) stops at its next commit.
     try {
-      await this.deliverOwned(operation, item, live, decided.owed, reason);
+      await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, options.reason);
     } finally {
       await this.afterTransition(operationId, live, 'interrupted', undefined, decided.completed ? holder : undefined, holding);
     }
   }
 
   /**
-   * The result of a deferred call arrives (L4, P3, P4): the after-hooks of the original caller hooks
-   * (restored from the database) and of the current environment run, then the result is written with a
-   * compare-and-set on the empty placeholder. The first final write wins; a later one throws
-   * `AlreadyCompletedError` and changes nothing. One result at a time runs the after-chain: a duplicate
-   * arriving meanwhile is `AlreadyCompletedError` too (G5). Once the operation is completed, nothing is
-   * published and `OperationCompletedError` is thrown — decided in the publishing transaction, so a
-   * cancel that lands while the after-chain decides wins. The result is stored with the claim, before the
-   * after-chain (SPEC G3): if this process dies during the chain, a reconciler finishes it
-   * (`finishReceivedDeferred`) and a second post stays `AlreadyCompletedError`.
+   * The result of a deferred call arrives (L4, P3, P4): its after-chain, then the compare-and-set publish
+   * (`DeferredResults`, deferred-results.ts); the first final write wins. If the publish made the operation
+   * runnable again, it goes on here (local) or on the queue.
    */
-  async completeDeferred(operationId: string, toolCallId: string, result: { content: string; success?: boolean }): Promise<{ published: true }> {
-    if (typeof result?.content !== 'string') throw new TypeError('result.content must be a string');
-    if (result.success !== undefined && typeof result.success !== 'boolean') throw new TypeError('result.success must be a boolean');
-    if (this.stopped) throw new RuntimeShuttingDownError();
-    const operation = await this.operation(operationId);
-    const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
-    if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'deferred call');
-    if ((await this.store.placeholderState(operationId, toolCallId)) !== 'empty') throw new AlreadyCompletedError(operationId, toolCallId);
-    if (operation.status === 'completed') throw new OperationCompletedError(operationId, toolCallId);
-    // Held (and renewed) for one lease: a dead decider's result is finished within the G2 bound.
-    const claim = await DeferredClaim.take(this.store, operationId, toolCallId, `${this.instanceId}:${randomUUID()}`, {
-      received: { content: result.content, success: result.success ?? true },
-      holdMs: this.recovery.leaseMs,
-    });
-    if (!claim) throw new AlreadyCompletedError(operationId, toolCallId);
-    const live = this.ensureLive(operation);
-    let published: DurableDeferredPublish | undefined;
-    try {
-      published = await this.decideDeferred(operation, live, item, result, claim.claimant);
-    } finally {
-      await claim.end(published?.outcome === 'published');
-    }
-    if (published?.outcome === 'operation_completed') throw new OperationCompletedError(operationId, toolCallId);
-    if (published?.outcome === 'already_completed') throw new AlreadyCompletedError(operationId, toolCallId);
-    // The publish made the operation runnable again in its own transaction (G3) when this was the last item.
-    if (published?.resumed) await this.goOn(operationId, live);
-    return { published: true };
-  }
-
-  /** Runs the after-chain of a claimed deferred result, then publishes what it decided (P4: hooks, then the write). */
-  private async decideDeferred(
-    operation: StoredOperation,
-    live: LiveOperation,
-    item: StoredIntervention,
-    result: { content: string; success?: boolean },
-    claimant: string,
-  ): Promise<DurableDeferredPublish> {
-    const operationId = operation.id;
-    const toolCallId = item.toolCallId;
-    // Caller policy comes from the database; a read error propagates, never read as "no hooks" (L4).
-    await this.executor.restoreCallerHooks(operationId);
-    const assistant = (await this.store.messages(operationId)).find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === toolCallId));
-    const call = assistant?.toolCalls?.find((c) => c.id === toolCallId) ?? { id: toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
-    const outcome = await this.tools.completeDeferred(
-      {
-        operationId,
-        agentId: operation.agentId,
-        ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
-        ...(operation.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
-        ...(operation.threadId ? { threadId: operation.threadId } : {}),
-        stepIndex: item.stepIndex,
-        callIndex: item.callIndex,
-        assistantMessageId: assistant?.id ?? '',
-        call,
-        runContext: live.runContext,
-        signal: live.controller.signal,
-        // The operation's own client tools are not in the catalog: their events still say `client`.
-        ...clientToolOf(operation, call),
-      },
-      { content: result.content, success: result.success ?? true },
-      assistant !== undefined,
-    );
-    const message = { ...outcome.message, role: 'tool' as const, toolCallId };
-    // The hooks that decided this result are in the timeline before the result is published.
-    await this.store.flushTimeline();
-    return this.store.publishDeferredDurably(operationId, toolCallId, { content: message.content, success: outcome.success }, message, claimant);
+  completeDeferred(operationId: string, toolCallId: string, result: { content: string; success?: boolean }): Promise<{ published: true }> {
+    return this.deferred.complete(operationId, toolCallId, result, this.goOnHere);
   }
 
   /**
-   * SPEC G3: finishes deferred results received by a process that died during their after-chain (the
-   * reconciler calls this after the owed notifications). Each stored result whose claim lapsed is claimed
-   * here (one at a time, renewed while its chain runs, so no two deciders run one chain at once), its caller
-   * hooks are restored, the after-chain runs with the stored result and the outcome is published like a
-   * posted one — the operation made runnable again in the same transaction, then driven (local) or
-   * scheduled (queue). A failure leaves the result stored, tried again once its claim lapsed. Returns how
-   * many were published.
+   * SPEC G3, for `OwedWork.finishReceivedDeferred`: a received result whose decider died, claimed by
+   * `claimant`, is decided and published like a posted one, and the operation goes on from here if resumed.
    */
-  async finishReceivedDeferred(): Promise<number> {
-    // At most this many per pass; the next pass takes the rest.
-    const perPass = 50;
-    let published = 0;
-    for (let taken = 0; taken < perPass && !this.stopped; taken++) {
-      const claimant = `${this.instanceId}:deferred:${randomUUID()}`;
-      const [received] = await this.store.claimReceivedDeferred(claimant, this.recovery.leaseMs, 1);
-      if (!received) break;
-      const { operationId, toolCallId } = received;
-      const claim = DeferredClaim.held(this.store, operationId, toolCallId, claimant, this.recovery.leaseMs);
-      const restoredHere = !this.registry.hasCallerHooks(operationId);
-      let outcome: DurableDeferredPublish | undefined;
-      let failed = false;
-      try {
-        const operation = await this.store.getOperation(operationId);
-        const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
-        if (operation && item) {
-          const live = this.live.get(operationId) ?? newLive(restoredContext(operationId, operation.runContext));
-          outcome = await this.decideDeferred(operation, live, item, received.result, claimant);
-          if (outcome.outcome === 'published') published++;
-          if (outcome.resumed) {
-            // Resumed by this commit: driven (or scheduled) here, as after a posted result.
-            if (!this.live.has(operationId)) {
-              this.live.set(operationId, live);
-              this.watch(operationId, live);
-            }
-            await this.goOn(operationId, live);
-          }
-        }
-      } catch (error) {
-        failed = true;
-        this.logger.warn(`received deferred result of ${operationId} could not be finished (${errorType(error)}); a pass retries it once the claim lapsed`);
-      } finally {
-        // Published: nothing to release. Refused (already final, operation completed) or nothing to decide
-        // it for: the result goes. Failed: kept, and tried again once this claim lapsed (one lease).
-        await claim.end(outcome?.outcome === 'published', { retryLater: failed });
-        if (restoredHere && !this.live.has(operationId)) this.registry.unregister(operationId);
-      }
-    }
-    return published;
+  finishReceived(operation: StoredOperation, item: StoredIntervention, result: { content: string; success?: boolean }, claimant: string): Promise<DurableDeferredPublish> {
+    return this.deferred.finishReceived(operation, item, result, claimant, this.goOnHere);
   }
 
   /** Resolves with the operation's result once it is completed, here or in another process. */
@@ -475,7 +339,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
   private async whenCompleted(operationId: string): Promise<OperationResult> {
     await this.waits.whenCompleted(operationId);
     const operation = await this.operation(operationId);
-    return this.resultOf(operationId, operation.reason ?? 'done');
+    return resultOf(this.store, operationId, operation.reason ?? 'done');
   }
 
   /**
@@ -484,8 +348,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * `interrupted`, as before; queue mode: handed back to the queue).
    */
   stopTakingSteps(): void {
-    this.stopped = true;
-    this.stopping.abort(new RuntimeShuttingDownError());
+    this.shutdown.stopTaking();
   }
 
   /**
@@ -494,29 +357,11 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * every client (MCP, webhooks, Redis, the database) is still open.
    */
   async drain(graceMs: number): Promise<void> {
-    this.stopTakingSteps();
-    const deadline = setTimeout(() => this.cut.abort(new RuntimeShuttingDownError()), graceMs);
-    deadline.unref();
-    try {
-      while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
-    } finally {
-      clearTimeout(deadline);
-    }
+    await this.shutdown.drain(graceMs);
     // Waiting and handed-back operations stay in the database for whoever resumes or reconciles them; a
     // `done` of this app can no longer settle, so it rejects instead of hanging.
-    for (const live of this.live.values()) live.abandon(new RuntimeShuttingDownError());
-    this.live.clear();
+    this.live.abandonAll(() => new RuntimeShuttingDownError());
     this.waits.stop();
-  }
-
-  /** Work the drain waits for; its failure is handled by the work itself. */
-  private track(work: Promise<unknown>): void {
-    const settled = work.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.inFlight.add(settled);
-    void settled.then(() => this.inFlight.delete(settled));
   }
 
   /**
@@ -526,42 +371,41 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * reason, a lease another process took (it drives from there), or shutdown (G4: the step is handed back).
    */
   private async drive(operationId: string, live: LiveOperation, fresh: boolean, held?: HeldLease): Promise<void> {
-    live.driving = true;
+    live.beginDriving();
     // A cancel or a takeover by another process reaches this step through the operation's events.
-    this.watch(operationId, live);
+    this.live.watch(operationId, live);
     let lease = held ?? await this.leases.hold(operationId).catch((error: unknown) => {
       this.logger.warn(`could not take the lease of ${operationId} (${errorType(error)}); the reconciler will`);
       return null;
     });
     if (!lease) {
       // Another process drives it now (or it ended): this one waits for the outcome.
-      live.driving = false;
-      this.watch(operationId, live);
+      live.endDriving();
+      this.live.watch(operationId, live);
       return;
     }
     let reason: TerminalReason = 'error';
     let signal = this.stepSignal(live, lease);
     // Not a cancellation: the app closes (the step is handed back) or another process took the lease over.
-    const givenUp = (held: HeldLease) => !live.controller.signal.aborted && (this.stopping.signal.aborted || held.lost.aborted);
+    const givenUp = (held: HeldLease) => !live.controller.signal.aborted && (this.shutdown.stopping.aborted || held.lost.aborted);
     try {
       if (fresh) await this.runStart(operationId, live, lease.owner);
       for (;;) {
-        const result = await this.executor.step({ operationId, runContext: live.runContext, signal, stopping: this.stopping.signal, leaseOwner: lease.owner, subAgents: this });
+        const result = await this.executor.step({ operationId, runContext: live.runContext, signal, stopping: this.shutdown.stopping, leaseOwner: lease.owner, subAgents: this });
         live.steps++;
         if (result && 'waiting' in result) {
           // The pause freed the lease in its own transaction, so a decision elsewhere may drive at once; a step
           // that found the operation already waiting frees it here (owner-conditional, harmless after a pause).
           await lease.release();
-          if (live.resumeRequested) {
-            live.resumeRequested = false;
+          if (live.takeResumeRequest()) {
             lease = await this.leases.hold(operationId);
             if (lease) {
               signal = this.stepSignal(live, lease);
               continue;
             }
           }
-          live.driving = false;
-          this.watch(operationId, live);
+          live.endDriving();
+          this.live.watch(operationId, live);
           return;
         }
         if (result) {
@@ -581,7 +425,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
 
   /** Cancelled, cut at the end of the shutdown grace period (G4), or the lease lost. */
   private stepSignal(live: LiveOperation, lease: HeldLease): AbortSignal {
-    return AbortSignal.any([live.controller.signal, this.cut.signal, lease.lost]);
+    return AbortSignal.any([live.controller.signal, this.shutdown.cut, lease.lost]);
   }
 
   /**
@@ -590,10 +434,10 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * run twice (documented), an approved one never does. Lease lost: the new holder drives on.
    */
   private async giveUp(operationId: string, live: LiveOperation, lease: HeldLease): Promise<void> {
-    live.driving = false;
+    live.endDriving();
     if (lease.lost.aborted) {
       lease.stop();
-      this.watch(operationId, live);
+      this.live.watch(operationId, live);
       return;
     }
     await lease.handBack();
@@ -604,15 +448,15 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * drive it here (local mode). A no-op while this process drives it already or is closing.
    */
   adopt(operationId: string): void {
-    if (this.stopped) return;
+    if (this.shutdown.stopped) return;
     const existing = this.live.get(operationId);
-    if (existing?.driving) return;
-    this.track(
+    if (existing?.stepLoopHere) return;
+    this.shutdown.track(
       this.store.getOperation(operationId).then((operation) => {
-        if (!operation || operation.status !== 'running' || this.stopped) return;
-        const live = this.live.get(operationId) ?? newLive(restoredContext(operationId, operation.runContext));
-        if (live.driving) return;
-        this.live.set(operationId, live);
+        if (!operation || operation.status !== 'running' || this.shutdown.stopped) return;
+        const live = this.live.get(operationId) ?? new LiveOperation(restoredContext(operationId, operation.runContext));
+        if (live.stepLoopHere) return;
+        this.live.add(operationId, live);
         return this.drive(operationId, live, false);
       }),
     );
@@ -628,39 +472,15 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
   }
 
   /**
-   * One watcher per live operation, on its events (no timer of its own): when another process completes it
-   * — a cancel, a decision, a takeover — `done` settles here, and a step this process is still running on
-   * it is aborted (its commits would be refused anyway).
-   */
-  private watch(operationId: string, live: LiveOperation): void {
-    if (live.watched) return;
-    live.watched = true;
-    void this.waits.whenCompleted(operationId).then(
-      async () => {
-        live.watched = false;
-        if (live.settled || live.finishing) return;
-        if (live.driving) {
-          live.controller.abort(new RunCancelledError(operationId));
-          return;
-        }
-        const operation = await this.operation(operationId).catch(() => null);
-        const reason = operation?.reason ?? 'done';
-        this.release(operationId, live, await this.resultOf(operationId, reason).catch(() => emptyResult(operationId, reason)));
-      },
-      () => (live.watched = false),
-    ).catch(() => undefined);
-  }
-
-  /**
    * The operation was made runnable again by a commit of this process (a decision, a deferred result): it
    * goes on here (local mode) or on the queue. While the app closes it stays running in the database, and
    * the reconciler of whichever process runs next takes it over (G2, G4).
    */
   private async goOn(operationId: string, live: LiveOperation): Promise<void> {
-    if (this.stopped) return;
+    if (this.shutdown.stopped) return;
     if (this.scheduler) await this.scheduleNext(operationId);
-    else if (live.driving) live.resumeRequested = true;
-    else this.track(this.drive(operationId, live, false));
+    else if (live.stepLoopHere) live.requestResume();
+    else this.shutdown.track(this.drive(operationId, live, false));
   }
 
   /**
@@ -676,7 +496,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       return;
     }
     await this.scheduleNext(operationId);
-    this.watch(operationId, live);
+    this.live.watch(operationId, live);
   }
 
   /** Hands the operation's next step to the scheduler; if that fails (Redis down), the reconciler retries it. */
@@ -698,7 +518,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    */
   runQueuedStep(operationId: string, worker: QueuedStepContext): Promise<QueuedStepOutcome> {
     const step = this.queuedStep(operationId, worker);
-    this.track(step);
+    this.shutdown.track(step);
     return step;
   }
 
@@ -706,17 +526,17 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     const operation = await this.store.getOperation(operationId);
     if (!operation || operation.status !== 'running') return 'ran';
     // G4: a job taken while the app closes goes back to the queue untouched.
-    if (this.stopped) return 'handedBack';
+    if (this.shutdown.stopped) return 'handedBack';
     const own = this.live.get(operationId);
-    const live = own ?? newLive(restoredContext(operationId, operation.runContext));
+    const live = own ?? new LiveOperation(restoredContext(operationId, operation.runContext));
     const restoredHere = !this.registry.hasCallerHooks(operationId);
-    const signal = AbortSignal.any([live.controller.signal, worker.signal, this.cut.signal]);
+    const signal = AbortSignal.any([live.controller.signal, worker.signal, this.shutdown.cut]);
     // The worker or the app stopping is not a cancellation: the step goes back to the queue for another worker.
     const handingBack = async () =>
-      (worker.signal.aborted || this.stopped) && !live.controller.signal.aborted && (await this.store.getOperation(operationId))?.status === 'running';
-    live.driving = true;
+      (worker.signal.aborted || this.shutdown.stopped) && !live.controller.signal.aborted && (await this.store.getOperation(operationId))?.status === 'running';
+    live.beginDriving();
     try {
-      const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner, stopping: this.stopping.signal, subAgents: this });
+      const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner, stopping: this.shutdown.stopping, subAgents: this });
       // The worker schedules the next step once it has let go of the operation's lease.
       if (result === undefined) return 'next';
       if ('terminal' in result) {
@@ -733,23 +553,12 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
       await this.finish(operationId, live, signal.aborted ? 'interrupted' : 'error');
       return 'ran';
     } finally {
-      live.driving = false;
+      live.endDriving();
       // A worker keeps nothing of an operation whose next step may run anywhere (A4).
       if (!own && restoredHere) this.registry.unregister(operationId);
       // The step's timeline is written before the job ends: a worker killed later loses none of it.
       await this.store.flushTimeline().catch(() => undefined);
     }
-  }
-
-  /** The live state of an operation this process did not start (after a restart): context from the database, no token. */
-  private ensureLive(operation: StoredOperation): LiveOperation {
-    let live = this.live.get(operation.id);
-    if (!live) {
-      live = newLive(restoredContext(operation.id, operation.runContext));
-      this.live.set(operation.id, live);
-      this.watch(operation.id, live);
-    }
-    return live;
   }
 
   /**
@@ -764,7 +573,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     notify: OwedNotificationPoint,
     terminalHolder?: string,
   ): Promise<{ operation: StoredOperation; item: StoredIntervention; decided: DurableDecision }> {
-    if (this.stopped) throw new RuntimeShuttingDownError();
+    if (this.shutdown.stopped) throw new RuntimeShuttingDownError();
     const operation = await this.operation(operationId);
     const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'approval');
     if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'approval');
@@ -794,83 +603,25 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * `fallback: 'none'` delivery) must not leave the run stuck — it goes on, and the error reaches the caller.
    */
   private async notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, extra: { rejectionReason?: string }): Promise<void> {
-    const lease = decided.resumed && !this.scheduler && !this.stopped && !live.driving ? await this.leases.hold(operation.id).catch(() => null) : null;
+    const lease = decided.resumed && !this.scheduler && !this.shutdown.stopped && !live.stepLoopHere ? await this.leases.hold(operation.id).catch(() => null) : null;
     try {
-      await this.deliverOwned(operation, item, live, decided.owed, extra);
+      await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, extra.rejectionReason);
     } finally {
       if (lease) {
-        if (this.stopped) await lease.handBack();
-        else this.track(this.drive(operation.id, live, false, lease));
+        if (this.shutdown.stopped) await lease.handBack();
+        else this.shutdown.track(this.drive(operation.id, live, false, lease));
       } else if (decided.resumed) await this.goOn(operation.id, live);
     }
   }
 
   /** Who claims owed notifications from this process. */
   private owedClaimant(): string {
-    return `${this.instanceId}:owed:${randomUUID()}`;
+    return claimantId(this.instanceId, 'owed');
   }
 
   /** Who holds a terminal sequence this process is about to run. */
   private terminalHolder(): string {
-    return `${this.instanceId}:terminal:${randomUUID()}`;
-  }
-
-  /**
-   * Delivers the notifications a decision of this process owes, right after its commit. Delivered means the
-   * hook ran under its own failure policy: a hook that failed is not retried (its error reaches the
-   * decider, as before); only a crash leaves the row owed, for a reconciler.
-   */
-  private async deliverOwned(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, owed: readonly OwedNotification[], extra: { rejectionReason?: string }): Promise<void> {
-    for (const notification of owed) {
-      try {
-        // The step of the call, not the operation's current one: the webhook-id stays the same on redelivery.
-        await this.dispatchOn({ ...operation, stepIndex: item.stepIndex }, live, owedEvent(notification, extra.rejectionReason));
-      } finally {
-        await this.store.markNotificationDelivered(notification.id).catch((error: unknown) => this.logger.warn(`could not record a delivered notification of ${operation.id} (${errorType(error)})`));
-      }
-    }
-  }
-
-  /**
-   * Delivers notifications owed by processes that died between a decision's commit and its delivery (the
-   * reconciler calls this first, so a stop's `onStopByHumanIntervention` comes before its terminal sequence).
-   * At least once, with the webhook-id of the first attempt. Returns how many were delivered.
-   */
-  async deliverOwedNotifications(): Promise<number> {
-    let delivered = 0;
-    // One claim at a time (see `runOwedTerminalSequences`).
-    for (let taken = 0; taken < OWED_PER_PASS && !this.stopped; taken++) {
-      const owner = this.owedClaimant();
-      const [notification] = await this.store.claimOwedNotifications(owner, this.recovery.leaseMs, 1);
-      if (!notification) break;
-      const operation = await this.store.getOperation(notification.operationId);
-      if (!operation) continue;
-      const item = (await this.store.interventions(operation.id)).find((i) => i.toolCallId === notification.toolCallId);
-      const restoredHere = !this.registry.hasCallerHooks(operation.id);
-      try {
-        await this.executor.restoreCallerHooks(operation.id);
-        const at = item ? { ...operation, stepIndex: item.stepIndex } : operation;
-        await this.dispatchOn(at, newLive(restoredContext(operation.id, operation.runContext)), owedEvent(notification, item?.decisionReason));
-        await this.store.markNotificationDelivered(notification.id);
-        delivered++;
-      } catch (error) {
-        // The hook ran and failed under its own policy, or the database failed: the next pass tries again.
-        this.logger.warn(`owed ${notification.point} of ${operation.id} failed (${errorType(error)})`);
-        await this.store.releaseNotification(notification.id, owner).catch(() => undefined);
-      } finally {
-        if (restoredHere && !this.live.has(operation.id)) this.registry.unregister(operation.id);
-      }
-    }
-    return delivered;
-  }
-
-  private async dispatchOn(operation: StoredOperation, live: LiveOperation, event: InterventionEvent): Promise<void> {
-    const base = agentEventBase({
-      ...operation,
-      operationId: operation.id,
-      ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
-    });
-    await this.dispatcher.dispatch(event.type, { ...base, ...event } as never, { operationId: operation.id, runContext: live.runContext });
+    return claimantId(this.instanceId, 'terminal');
   }
 
   private async operation(operationId: string): Promise<StoredOperation> {
@@ -885,7 +636,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * operation is theirs to end: this process lets go and watches (G2).
    */
   private async finish(operationId: string, live: LiveOperation, reason: TerminalReason, leaseOwner?: string): Promise<void> {
-    live.finishing = true;
+    live.beginFinishing();
     const error = live.error;
     const holder = this.terminalHolder();
     let first = false;
@@ -911,10 +662,8 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
 
   /** The operation goes on without this process (its lease moved, or its end could not be written): watch it. */
   private letGo(operationId: string, live: LiveOperation): void {
-    live.finishing = false;
-    live.driving = false;
-    live.error = undefined;
-    this.watch(operationId, live);
+    live.letGo();
+    this.live.watch(operationId, live);
   }
 
   /**
@@ -930,247 +679,23 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     holder: string | undefined,
     holding?: () => void,
   ): Promise<void> {
-    live.finishing = true;
+    live.beginFinishing();
     const stopHolding = holding ?? (holder !== undefined ? this.leases.holdTerminal(operationId, holder) : () => undefined);
     try {
-      if (holder !== undefined) await this.terminalHooks(operationId, live, reason, error);
+      if (holder !== undefined) await this.terminal.hooks(operationId, live, reason, error);
     } catch (failure) {
       this.logger.error(`terminal sequence of ${operationId} failed (${errorType(failure)})`);
     }
     try {
       const stored = await this.store.getOperation(operationId).catch(() => null);
-      const result = await this.resultOf(operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
-      this.release(operationId, live, result);
-      if (holder !== undefined && stored) await this.afterTerminal(stored, result);
+      const result = await resultOf(this.store, operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
+      this.live.release(operationId, live, result);
+      if (holder !== undefined && stored) await this.terminal.after(stored, result, this.reportToParent);
     } finally {
       stopHolding();
     }
   }
-
-  /**
-   * What follows the terminal hooks, and then the record that nothing is owed: the sub-agent bridge, the
-   * timeline written out. If the process dies before the record, a reconciler runs the sequence again
-   * (`runOwedTerminalSequences`): at least once, never lost.
-   */
-  private async afterTerminal(operation: StoredOperation, result: OperationResult): Promise<void> {
-    const bridged = operation.parentOperationId && operation.parentToolCallId ? await this.bridge(operation.parentOperationId, operation.parentToolCallId, result) : true;
-    await this.store.flushTimeline().catch((error: unknown) => this.logger.warn(`timeline flush failed (${errorType(error)})`));
-    if (bridged) await this.store.markTerminalHooksDone(operation.id).catch((error: unknown) => this.logger.warn(`could not record the end of ${operation.id} (${errorType(error)})`));
-  }
-
-  /**
-   * Runs the terminal sequences owed by processes that died between an operation's terminal transition
-   * and the end of its terminal hooks (the reconciler calls this, in every mode). Each owed operation is
-   * claimed in the database first and the claim renewed while it runs, so two processes never run one at
-   * once. Returns how many ran.
-   */
-  async runOwedTerminalSequences(): Promise<number> {
-    let ran = 0;
-    // One claim at a time, each renewed while it runs: a batch claimed at once would lapse behind a slow hook.
-    for (let taken = 0; taken < OWED_PER_PASS && !this.stopped; taken++) {
-      const owner = `${this.instanceId}:${randomUUID()}`;
-      const [operation] = await this.store.claimOwedTerminalHooks(owner, this.recovery.leaseMs, 1);
-      if (!operation) break;
-      ran++;
-      const stopHolding = this.leases.holdTerminal(operation.id, owner);
-      const reason = operation.reason ?? 'done';
-      const live = newLive(restoredContext(operation.id, operation.runContext));
-      const error = reason === 'error' ? new RunFailedError(operation.id, operation.errorType ?? 'Error') : undefined;
-      const restoredHere = !this.registry.hasCallerHooks(operation.id);
-      try {
-        await this.executor.restoreCallerHooks(operation.id);
-        await this.terminalHooks(operation.id, live, reason, error);
-      } catch (failure) {
-        this.logger.warn(`owed terminal hooks of ${operation.id} failed (${errorType(failure)})`);
-      } finally {
-        if (restoredHere) this.registry.unregister(operation.id);
-      }
-      try {
-        await this.afterTerminal(operation, await this.resultOf(operation.id, reason));
-      } finally {
-        stopHolding();
-      }
-      // A process still waiting on this operation learns of it from the database (its watcher).
-    }
-    return ran;
-  }
-
-  /**
-   * The completion bridge (P5): a child's final answer becomes the parent's `agents/call` result — through
-   * the parent's after-hooks and the placeholder compare-and-set, like any deferred result. The child has
-   * already reported its own `onComplete`. A parent that already has the result, or has ended, keeps it.
-   */
-  private async bridge(parentOperationId: string, parentToolCallId: string, result: OperationResult): Promise<boolean> {
-    const done = result.reason === 'done';
-    const content = done ? result.content : `Error: the sub-agent ended with reason ${result.reason}`;
-    try {
-      await this.completeDeferred(parentOperationId, parentToolCallId, { content, success: done });
-      return true;
-    } catch (error) {
-      if (error instanceof AlreadyCompletedError || error instanceof OperationCompletedError) return true;
-      this.logger.error(`sub-agent ${result.operationId} could not report to ${parentOperationId} (${errorType(error)})`);
-      return false;
-    }
-  }
-
-
-  /** Settles `done` and drops everything this process held for the operation (A4). */
-  private release(operationId: string, live: LiveOperation, result: OperationResult): void {
-    this.registry.unregister(operationId);
-    if (this.live.get(operationId) === live) this.live.delete(operationId);
-    live.settle(result);
-  }
-
-  private async resultOf(operationId: string, reason: TerminalReason): Promise<OperationResult> {
-    const operation = await this.store.getOperation(operationId);
-    const lastAssistant = (await this.store.messages(operationId)).findLast((m) => m.role === 'assistant');
-    return {
-      operationId,
-      status: 'completed',
-      reason,
-      content: lastAssistant?.content ?? '',
-      usage: operation?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    };
-  }
-
-  /** DESIGN §3 terminal sequences; hook failures here never mask the run's own outcome. */
-  private async terminalHooks(operationId: string, live: LiveOperation, reason: TerminalReason, error: unknown): Promise<void> {
-    const operation = await this.store.getOperation(operationId);
-    const base = agentEventBase({
-      operationId,
-      agentId: operation?.agentId ?? '',
-      stepIndex: operation?.stepIndex ?? 0,
-      ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
-      ...(operation?.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
-      ...(operation?.threadId ? { threadId: operation.threadId } : {}),
-    });
-    const options = { operationId, runContext: live.runContext };
-    const safely = async (work: () => Promise<unknown>) => {
-      try {
-        await work();
-      } catch (failure) {
-        this.logger.warn(`terminal hook for ${operationId} failed (${errorType(failure)})`);
-      }
-    };
-    if (reason === 'done') {
-      await safely(() => this.dispatcher.dispatch('onComplete', { ...base, type: 'onComplete', reason }, options));
-      const messages = await this.store.messages(operationId);
-      await safely(() =>
-        this.dispatcher.dispatch(
-          'on_run_end',
-          new RunEndContext({
-            runId: operationId,
-            status: 'completed',
-            durationMs: performance.now() - live.startedAt,
-            steps: operation?.stepIndex ?? live.steps,
-            toolCalls: messages.filter((m) => m.role === 'tool').length,
-          }),
-          options,
-        ),
-      );
-      return;
-    }
-    if (reason === 'error') {
-      await safely(() =>
-        this.dispatcher.dispatch(
-          'onError',
-          {
-            ...base,
-            type: 'onError',
-            errorMessage: error instanceof Error ? error.message : String(error),
-            errorType: errorType(error),
-            ...(typeof (error as { code?: unknown })?.code === 'string' ? { errorCode: (error as { code: string }).code } : {}),
-          },
-          options,
-        ),
-      );
-    }
-    await safely(() => this.dispatcher.dispatch('onComplete', { ...base, type: 'onComplete', reason }, options));
-    const raised = reason === 'error' ? toError(error) : reason === 'interrupted' ? new RunCancelledError(operationId) : new RunLimitError(reason, operationId);
-    // on_run_error never propagates and never masks the original error (E2).
-    await safely(() => this.dispatcher.dispatch('on_run_error', raised, options));
-  }
-}
-
-type InterventionEvent =
-  | { type: 'afterHumanIntervention'; action: InterventionAction; toolCallId: string; rejectionReason?: string }
-  | { type: 'onStopByHumanIntervention'; toolCallId: string; rejectionReason?: string };
-
-/** The event of an owed notification, rebuilt from its identifiers (so every attempt has the same webhook-id). */
-function owedEvent(notification: OwedNotification, rejectionReason: string | undefined): InterventionEvent {
-  const reason = rejectionReason !== undefined ? { rejectionReason } : {};
-  if (notification.point === 'onStopByHumanIntervention') return { type: 'onStopByHumanIntervention', toolCallId: notification.toolCallId, ...reason };
-  return { type: 'afterHumanIntervention', action: notification.action ?? 'approve', toolCallId: notification.toolCallId, ...(notification.action === 'rejectAndContinue' ? reason : {}) };
 }
 
 /** What a queued step asks of its worker: schedule the next step, nothing, or give the job back. */
 export type QueuedStepOutcome = 'next' | 'ran' | 'handedBack';
-
-/** The operation's declared client tool a call names, as the catalog would define it. */
-function clientToolOf(operation: StoredOperation, call: { identifier: string; apiName: string }): { tool?: ToolDefinition } {
-  const declared = operation.clientTools?.find((tool) => tool.identifier === call.identifier && tool.apiName === call.apiName);
-  return declared ? { tool: clientToolDefinition(declared) } : {};
-}
-
-function newLive(runContext: RunContext): LiveOperation {
-  let settle!: (result: OperationResult) => void;
-  let abandon!: (error: Error) => void;
-  const done = new Promise<OperationResult>((resolve, reject) => {
-    settle = resolve;
-    abandon = reject;
-  });
-  // Nobody may be awaiting `done` when the app closes: that rejection is not an unhandled one.
-  done.catch(() => undefined);
-  const live: LiveOperation = {
-    controller: new AbortController(),
-    runContext,
-    startedAt: performance.now(),
-    steps: 0,
-    driving: false,
-    resumeRequested: false,
-    settled: false,
-    finishing: false,
-    watched: false,
-    done,
-    settle: (result) => {
-      if (live.settled) return;
-      live.settled = true;
-      settle(result);
-    },
-    abandon: (error) => {
-      if (live.settled) return;
-      live.settled = true;
-      abandon(error);
-    },
-  };
-  return live;
-}
-
-function emptyResult(operationId: string, reason: TerminalReason): OperationResult {
-  return { operationId, status: 'completed', reason, content: '', usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
-}
-
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-/** The run context as stored: scopes and identity, never the inbound access token (DESIGN §5). */
-function storedContext(context: RunContext): StoredRunContext {
-  return {
-    ...(context.userId !== undefined ? { userId: context.userId } : {}),
-    ...(context.organizationId !== undefined ? { organizationId: context.organizationId } : {}),
-    ...(context.authContext ? { scopes: [...context.authContext.scopes] } : {}),
-    metadata: { ...context.metadata },
-  };
-}
-
-/** Rebuilds a run context from storage (after a restart): no token (documented, DESIGN §5). */
-export function restoredContext(runId: string, stored: StoredRunContext): RunContext {
-  return new RunContext({
-    runId,
-    ...(stored.userId !== undefined ? { userId: stored.userId } : {}),
-    ...(stored.organizationId !== undefined ? { organizationId: stored.organizationId } : {}),
-    ...(stored.scopes ? { authContext: new AuthContext({ scopes: stored.scopes }) } : {}),
-    metadata: stored.metadata ?? {},
-  });
-}

@@ -52,6 +52,17 @@ export interface StoredOperation {
   version: number;
 }
 
+/** What a step's commit may change on the operation; the terminal transition is `complete`, never a patch. */
+export interface StepPatch {
+  stepIndex?: number;
+  /** Totals so far (not increments): the version check makes a read-modify-write safe. */
+  usage?: UsageTotals;
+  status?: Exclude<OperationStatus, 'completed'>;
+  runContext?: StoredRunContext;
+  /** The latest compaction of the conversation (replaces an earlier one). */
+  compaction?: StoredCompaction;
+}
+
 /** A caller hook as persisted: the webhook part only, templates kept (W3, L2). */
 export interface StoredCallerHook {
   position: number;
@@ -61,22 +72,26 @@ export interface StoredCallerHook {
   webhook: AgentHookWebhook;
 }
 
+export type MessageRole = 'user' | 'assistant' | 'tool';
+export type ToolMessageError = 'hook_denied' | 'hook_control_error';
+
 export interface StoredMessage {
   id: string;
   seq: number;
-  role: 'user' | 'assistant' | 'tool';
+  role: MessageRole;
   content: string;
   toolCalls?: ModelToolCall[];
   toolCallId?: string;
   identifier?: string;
   apiName?: string;
-  error?: 'hook_denied' | 'hook_control_error';
+  error?: ToolMessageError;
   state?: Record<string, unknown>;
   /** A tool message's outcome (`afterStep` `toolResults[].success`); absent on rows written before it. */
   success?: boolean;
 }
 
-export type NewMessage = Omit<StoredMessage, 'id' | 'seq'>;
+/** A message to append; `seq` is always assigned by the store, `id` generated when absent. */
+export type NewMessage = Omit<StoredMessage, 'id' | 'seq'> & { id?: string };
 
 export interface NewOperation {
   id: string;
@@ -94,6 +109,10 @@ export interface NewOperation {
   clientTools?: ClientToolDeclaration[];
 }
 
+export type InterventionKind = 'approval' | 'deferred';
+export type InterventionStatus = 'pending' | 'approved' | 'rejected' | 'completed';
+export type InterventionAction = 'approve' | 'reject' | 'rejectAndContinue';
+
 /** A tool call waiting for a human decision (`approval`) or an outside executor (`deferred`). */
 export interface StoredIntervention {
   toolCallId: string;
@@ -102,19 +121,39 @@ export interface StoredIntervention {
   identifier: string;
   apiName: string;
   args: Record<string, unknown>;
-  kind: 'approval' | 'deferred';
-  status: 'pending' | 'approved' | 'rejected' | 'completed';
+  kind: InterventionKind;
+  status: InterventionStatus;
   decision?: InterventionAction;
   decisionReason?: string;
   claimedBy?: string;
 }
 
-export type InterventionAction = 'approve' | 'reject' | 'rejectAndContinue';
+/** A human decision on a pending approval. */
+export interface InterventionDecision {
+  action: InterventionAction;
+  reason?: string;
+  /** Who decided (an owner or user id), for the audit trail. */
+  decidedBy?: string;
+}
 
 /** What a human decision met: stored, an item no longer pending, or an operation already completed (G5). */
 export type DecisionOutcome = 'decided' | 'not_pending' | 'operation_completed';
 
 export type DeferredPublishOutcome = 'published' | 'already_completed' | 'operation_completed';
+
+/** Who runs the terminal sequence after the transition, and for how long before a reconciler may take it over. */
+export interface TerminalHold {
+  owner: string;
+  ms: number;
+  /**
+   * A step's own end: the transition happens only while this lease owner still holds the operation, so a
+   * process whose lease was taken over cannot end an operation another process now drives (G2).
+   */
+  leaseOwner?: string;
+}
+
+/** A deferred call's placeholder: `empty` until its result is published, then `final`. */
+export type PlaceholderState = 'empty' | 'final';
 
 export type NewStoredIntervention = Pick<StoredIntervention, 'toolCallId' | 'stepIndex' | 'callIndex' | 'identifier' | 'apiName' | 'args' | 'kind'>;
 
@@ -196,7 +235,7 @@ export interface RuntimeStore {
     operationId: string,
     expectedVersion: number,
     message: NewMessage | undefined,
-    patch: Partial<Pick<StoredOperation, 'stepIndex' | 'usage' | 'status' | 'runContext' | 'compaction'>>,
+    patch: StepPatch,
     /** Queue mode: the commit also requires this worker to still hold the operation's lease (a fencing check). */
     leaseOwner?: string,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }>;
@@ -205,11 +244,8 @@ export interface RuntimeStore {
     operationId: string,
     reason: TerminalReason,
     error?: { type: string; summary?: string },
-    /**
-     * Who runs the terminal sequence, and how long before a reconciler may take it over (default 60 s);
-     * with `leaseOwner`, only while that lease holder still holds the operation (a step's own end).
-     */
-    hold?: { owner: string; ms: number; leaseOwner?: string },
+    /** Who runs the terminal sequence, and how long before a reconciler may take it over (default 60 s). */
+    hold?: TerminalHold,
   ): Promise<boolean>;
 
   /** The terminal sequence finished (hooks, the sub-agent bridge): nothing is owed any more. */
@@ -228,7 +264,7 @@ export interface RuntimeStore {
   /** Claims an approved call for one executor: false when someone claimed it before. */
   claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean>;
   /** The deferred placeholder's state, or null when the call has none. */
-  placeholderState(operationId: string, toolCallId: string): Promise<'empty' | 'final' | null>;
+  placeholderState(operationId: string, toolCallId: string): Promise<PlaceholderState | null>;
   /**
    * Holds the empty placeholder for `claimant` while it runs the result's after-chain (G5), for `holdMs`
    * (calling again renews): false while another decider holds it, while a received result of a decider that
@@ -255,7 +291,7 @@ export interface RuntimeStore {
   decideDurably(
     operationId: string,
     toolCallId: string,
-    decision: { action: InterventionAction; reason?: string; decidedBy?: string },
+    decision: InterventionDecision,
     effects: DecisionEffects,
   ): Promise<DurableDecision>;
   /**

@@ -13,7 +13,7 @@ import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import { agentEventBase } from './agent-event-base.js';
 import { deniedToolResult, hookVerdictState, type DeniedVerdict } from '../hooks/tool-verdict.js';
 import type { ModelToolCall } from './models/chat-model.js';
-import type { NewMessage } from './runtime-store.port.js';
+import type { NewMessage, ToolMessageError } from './runtime-store.port.js';
 import { RuntimeShuttingDownError } from './runtime-errors.js';
 import { buildToolCallHookContext, buildToolRequestContext, toolCallContext, toolResultContext } from './tools/tool-context.builder.js';
 import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
@@ -56,7 +56,7 @@ const HANDED_OUT: HandedOut = { handedOut: true };
 export interface ToolCallOutcome {
   message: NewMessage;
   success: boolean;
-  error?: 'hook_denied' | 'hook_control_error';
+  error?: ToolMessageError;
 }
 
 @Injectable()

@@ -1,48 +1,42 @@
 /**
- * Reads what the HTTP API shows of an operation, through the public stores, and decides who may see it:
- * another owner's operation is answered exactly like one that does not exist (404), on every route.
+ * Reads what the HTTP API shows of an operation, through the read port (`OPERATION_READER`), and decides
+ * who may see it: another owner's operation is answered exactly like one that does not exist (404), on every route.
  */
-import { Injectable, Logger } from '@nestjs/common';
-import { errorType } from '../../hooks/hook-errors.js';
-import type { MessageRecord, OperationRecord } from '../../persistence/records.js';
-import { RuntimeDatabase } from '../../persistence/runtime-database.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { OPERATION_READER, type OperationReadPort } from '../../runtime/operation-read.port.js';
+import type { StoredMessage, StoredOperation } from '../../runtime/runtime-store.port.js';
 import { notFound } from './api-error.js';
 import type { Caller } from './caller.js';
 import { operationView, timelineItemView, type OperationView, type TimelineItemView } from './operation-views.js';
 
 @Injectable()
 export class OperationReader {
-  private readonly logger = new Logger('OperationReader');
-  constructor(private readonly database: RuntimeDatabase) {}
+  constructor(@Inject(OPERATION_READER) private readonly reads: OperationReadPort) {}
 
   /** The operation when `caller` may see it; otherwise a 404 that does not say whether it exists. */
-  async owned(operationId: string, caller: Caller): Promise<OperationRecord> {
+  async owned(operationId: string, caller: Caller): Promise<StoredOperation> {
     const operation = await this.find(operationId);
     if (!operation || (caller.authenticated && operation.ownerId !== caller.ownerId)) throw notFound('no such operation');
     return operation;
   }
 
-  async find(operationId: string): Promise<OperationRecord | null> {
-    return (await this.database.stores()).operations.get(operationId);
+  find(operationId: string): Promise<StoredOperation | null> {
+    return this.reads.operation(operationId);
   }
 
   /** The `GET /v1/operations/:id` shape; pending items are read only while the operation is not over. */
-  async view(operation: OperationRecord): Promise<OperationView> {
+  async view(operation: StoredOperation): Promise<OperationView> {
     if (operation.status === 'completed') return operationView(operation, []);
-    const pending = await (await this.database.stores()).interventions.listPending(operation.id);
-    return operationView(operation, pending);
+    return operationView(operation, await this.reads.pendingInterventions(operation.id));
   }
 
   /** Published messages in `seq` order, only those after `afterSeq` when given. */
-  async messages(operationId: string, afterSeq = 0): Promise<MessageRecord[]> {
-    const messages = await (await this.database.stores()).messages.list(operationId);
-    return afterSeq > 0 ? messages.filter((message) => message.seq > afterSeq) : messages;
+  messages(operationId: string, afterSeq = 0): Promise<StoredMessage[]> {
+    return this.reads.messages(operationId, afterSeq);
   }
 
   /** The timeline; outcomes this process still buffers are written first, so a finished run shows whole. */
   async timeline(operationId: string): Promise<TimelineItemView[]> {
-    const stores = await this.database.stores();
-    await stores.timeline.flush().catch((error: unknown) => this.logger.warn(`could not flush the hook timeline (${errorType(error)})`));
-    return (await stores.outcomes.listByOperation(operationId)).map(timelineItemView);
+    return (await this.reads.timeline(operationId)).map(timelineItemView);
   }
 }

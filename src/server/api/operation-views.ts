@@ -1,22 +1,23 @@
 /**
- * The response shapes of DESIGN §7, built field by field from the store records: only the fields the
- * contract names, so no internal one (seq, owner, version, run context, tool calls…) ever leaks out.
+ * The response shapes of DESIGN §7, built field by field from what the read port answers: only the fields
+ * the contract names, so no internal one (seq, owner, version, run context, tool calls…) ever leaks out.
  */
-import type { HookOutcomeRow, InterventionRecord, MessageRecord, OperationRecord } from '../../persistence/records.js';
+import type { TimelineRow } from '../../runtime/operation-read.port.js';
+import type { InterventionKind, StoredIntervention, StoredMessage, StoredOperation } from '../../runtime/runtime-store.port.js';
 
 export interface PendingToolView {
   toolCallId: string;
   identifier: string;
   apiName: string;
   args: Record<string, unknown>;
-  kind: 'approval' | 'deferred';
+  kind: InterventionKind;
 }
 
 export interface OperationView {
   operationId: string;
   agentId: string;
-  status: OperationRecord['status'];
-  reason?: NonNullable<OperationRecord['reason']>;
+  status: StoredOperation['status'];
+  reason?: NonNullable<StoredOperation['reason']>;
   pendingTools?: PendingToolView[];
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
   /** Why it failed (reason `error`): the type and a summary of our own fields, never an error message. */
@@ -25,28 +26,28 @@ export interface OperationView {
 
 export interface MessageView {
   id: string;
-  role: MessageRecord['role'];
+  role: StoredMessage['role'];
   content: string;
   toolCallId?: string;
   identifier?: string;
   apiName?: string;
-  error?: NonNullable<MessageRecord['error']>;
+  error?: NonNullable<StoredMessage['error']>;
   state?: Record<string, unknown>;
 }
 
 export interface TimelineItemView {
   seq: number;
   at: string;
-  point: HookOutcomeRow['point'];
+  point: TimelineRow['point'];
   hookId: string;
-  source: HookOutcomeRow['source'];
-  outcome: HookOutcomeRow['outcome'];
+  source: TimelineRow['source'];
+  outcome: TimelineRow['outcome'];
   errorCode?: string;
   latencyMs: number;
 }
 
 /** `pendingTools` is present while something waits (approval or deferred result), absent otherwise. */
-export function operationView(operation: OperationRecord, pending: readonly InterventionRecord[]): OperationView {
+export function operationView(operation: StoredOperation, pending: readonly StoredIntervention[]): OperationView {
   const { usage } = operation;
   const waiting = operation.status !== 'completed' ? pending : [];
   return {
@@ -68,7 +69,7 @@ export function operationError(type: string, summary: string | undefined): { typ
 }
 
 /** A message exactly as published: its verdict (`error`, `state.hookVerdict`) included, nothing internal. */
-export function messageView(message: MessageRecord): MessageView {
+export function messageView(message: StoredMessage): MessageView {
   return {
     id: message.id,
     role: message.role,
@@ -81,7 +82,7 @@ export function messageView(message: MessageRecord): MessageView {
   };
 }
 
-export function timelineItemView(row: HookOutcomeRow): TimelineItemView {
+export function timelineItemView(row: TimelineRow): TimelineItemView {
   return {
     seq: row.seq,
     at: row.at,

@@ -7,26 +7,19 @@
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Gauge, type Registry } from 'prom-client';
-import { OperationEntity } from '../../persistence/entities/operation.entity.js';
-import { RuntimeDatabase } from '../../persistence/runtime-database.js';
+import { OPERATION_READER, type OperationCount, type OperationReadPort } from '../../runtime/operation-read.port.js';
 import { METRICS_REGISTRY } from './metrics-registry.js';
 
 const STATUSES = ['running', 'waiting', 'completed'] as const;
-
-interface StatusCount {
-  status: string;
-  reason: string | null;
-  count: number | string;
-}
 
 @Injectable()
 export class OperationMetrics {
   private readonly logger = new Logger('Metrics');
   /** One query serves both gauges of a scrape (prom-client collects every metric at once). */
-  private pending: Promise<StatusCount[] | undefined> | undefined;
+  private pending: Promise<OperationCount[] | undefined> | undefined;
 
   constructor(
-    private readonly database: RuntimeDatabase,
+    @Inject(OPERATION_READER) private readonly reads: OperationReadPort,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     // `collect` runs on every scrape; prom-client awaits it before rendering.
@@ -40,7 +33,7 @@ export class OperationMetrics {
         const counts = await read();
         this.reset();
         if (!counts) return;
-        for (const status of STATUSES) this.set({ status }, counts.filter((row) => row.status === status).reduce((sum, row) => sum + Number(row.count), 0));
+        for (const status of STATUSES) this.set({ status }, counts.filter((row) => row.status === status).reduce((sum, row) => sum + row.count, 0));
       },
     });
     new Gauge({
@@ -51,34 +44,23 @@ export class OperationMetrics {
       async collect() {
         const counts = await read();
         this.reset();
-        for (const row of counts ?? []) if (row.status === 'completed' && row.reason) this.set({ reason: row.reason }, Number(row.count));
+        for (const row of counts ?? []) if (row.status === 'completed' && row.reason) this.set({ reason: row.reason }, row.count);
       },
     });
   }
 
   /** Undefined when the database is not open, or the query failed (logged): the gauges are then left empty. */
-  private counts(): Promise<StatusCount[] | undefined> {
+  private counts(): Promise<OperationCount[] | undefined> {
     this.pending ??= this.query().finally(() => {
       this.pending = undefined;
     });
     return this.pending;
   }
 
-  private async query(): Promise<StatusCount[] | undefined> {
-    // Never opens the database for a scrape: a hooks-only app has none, and shutdown must not reopen it.
-    const stores = this.database.current;
-    if (!stores) return undefined;
+  private async query(): Promise<OperationCount[] | undefined> {
+    // The port never opens the database for a scrape: a hooks-only app has none, and shutdown must not reopen it.
     try {
-      return await stores.database.run((manager) =>
-        manager
-          .createQueryBuilder(OperationEntity, 'operation')
-          .select('operation.status', 'status')
-          .addSelect('operation.reason', 'reason')
-          .addSelect('COUNT(*)', 'count')
-          .groupBy('operation.status')
-          .addGroupBy('operation.reason')
-          .getRawMany<StatusCount>(),
-      );
+      return await this.reads.operationCounts();
     } catch (error) {
       this.logger.warn(`could not count operations (${error instanceof Error ? error.name : typeof error})`);
       return undefined;

@@ -1,12 +1,12 @@
 /**
  * Crash safety of the terminal sequence (DESIGN §4: the terminal transition and its onComplete): a process
  * that dies after an operation's terminal transition but before its terminal hooks and the sub-agent
- * bridge leaves them owed in the database; `runOwedTerminalSequences` runs them once the hold lapsed —
+ * bridge leaves them owed in the database; `OwedWork.runOwedTerminalSequences` runs them once the hold lapsed —
  * at least once, never lost, never twice at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
-import { OperationRunner } from '../../../src/runtime/operation-runner.js';
+import { OwedWork } from '../../../src/runtime/owed-work.js';
 import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
 
@@ -17,7 +17,7 @@ beforeEach(async () => {
 afterEach(() => app.close());
 
 /** What the queue reconciler (or a local process on first use) calls; internal, not on `AgentRuntime`. */
-const runOwed = (): Promise<number> => app.moduleRef.get(OperationRunner).runOwedTerminalSequences();
+const runOwed = (): Promise<number> => app.moduleRef.get(OwedWork).runOwedTerminalSequences();
 
 /** What a process that died right after the terminal transition leaves behind, with its hold lapsed. */
 async function dieAfterTerminalTransition(operationId: string): Promise<void> {

@@ -11,7 +11,7 @@ import { filter, Subject } from 'rxjs';
 import type { OperationEventSignal, OperationEvents } from '../../../src/runtime/operation-events.port.js';
 import { HEARTBEAT_MS, OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
 import type { OperationReader } from '../../../src/server/api/operation-reader.js';
-import type { MessageRecord, OperationRecord } from '../../../src/persistence/records.js';
+import type { StoredMessage, StoredOperation } from '../../../src/runtime/runtime-store.port.js';
 
 class FakeResponse extends EventEmitter {
   chunks: string[] = [];
@@ -46,9 +46,9 @@ class FakeResponse extends EventEmitter {
 
 const RECHECK_MS = 10_000;
 
-const operation = (status: OperationRecord['status'], version: number, reason?: OperationRecord['reason']): OperationRecord =>
-  ({ id: 'op', agentId: 'a', status, ...(reason ? { reason } : {}), stepIndex: 0, runContext: {}, usage: { inputTokens: 1, outputTokens: 2, costUsd: 0 }, version, createdAt: '', updatedAt: '' }) as OperationRecord;
-const message = (seq: number, role: MessageRecord['role']): MessageRecord => ({ id: `m${seq}`, operationId: 'op', seq, role, content: `c${seq}`, createdAt: '' });
+const operation = (status: StoredOperation['status'], version: number, reason?: StoredOperation['reason']): StoredOperation =>
+  ({ id: 'op', agentId: 'a', status, ...(reason ? { reason } : {}), stepIndex: 0, runContext: {}, usage: { inputTokens: 1, outputTokens: 2, costUsd: 0 }, version }) as StoredOperation;
+const message = (seq: number, role: StoredMessage['role']): StoredMessage => ({ id: `m${seq}`, seq, role, content: `c${seq}` });
 
 /** An `OperationEvents` the test pushes signals into; `listening` says whether a stream is subscribed. */
 function fakeEvents() {
@@ -70,7 +70,7 @@ function fakeEvents() {
  * A reader whose operation moves through `states`, one per read (the last one repeats). With `commit`,
  * every read but the last is followed by the event of the commit that leads to the next state.
  */
-function reader(states: { operation: OperationRecord; messages: MessageRecord[] }[], commit?: () => void) {
+function reader(states: { operation: StoredOperation; messages: StoredMessage[] }[], commit?: () => void) {
   let polls = 0;
   let state = states[0]!;
   return {
@@ -84,7 +84,7 @@ function reader(states: { operation: OperationRecord; messages: MessageRecord[] 
       return state.operation;
     },
     messages: async (_id: string, after = 0) => state.messages.filter((m) => m.seq > after),
-    view: async (op: OperationRecord) => ({ operationId: op.id, agentId: op.agentId, status: op.status, ...(op.reason ? { reason: op.reason } : {}), usage: op.usage }),
+    view: async (op: StoredOperation) => ({ operationId: op.id, agentId: op.agentId, status: op.status, ...(op.reason ? { reason: op.reason } : {}), usage: op.usage }),
   };
 }
 

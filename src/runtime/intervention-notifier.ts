@@ -1,0 +1,67 @@
+/**
+ * The notifications a human decision owes (SPEC G3): `afterHumanIntervention` after an approve or a
+ * reject-and-continue, `onStopByHumanIntervention` after a stop. Each is an owed row committed with the
+ * decision; the decider delivers it right after the commit (`deliverOwned`), a reconciler redelivers what a
+ * dead process left (`OwedWork`). Every attempt rebuilds the same event, so the webhook-id stays stable.
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { RunContext } from '../hooks/contexts.js';
+import { errorType } from '../hooks/hook-errors.js';
+import { HookDispatcher } from '../hooks/hook-dispatcher.js';
+import { agentEventBase } from './agent-event-base.js';
+import {
+  RUNTIME_STORE,
+  type InterventionAction,
+  type OwedNotification,
+  type RuntimeStore,
+  type StoredIntervention,
+  type StoredOperation,
+} from './runtime-store.port.js';
+
+type InterventionEvent =
+  | { type: 'afterHumanIntervention'; action: InterventionAction; toolCallId: string; rejectionReason?: string }
+  | { type: 'onStopByHumanIntervention'; toolCallId: string; rejectionReason?: string };
+
+@Injectable()
+export class InterventionNotifier {
+  private readonly logger = new Logger('AgentRuntime');
+
+  constructor(
+    private readonly dispatcher: HookDispatcher,
+    @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
+  ) {}
+
+  /**
+   * Delivers the notifications a decision of this process owes, right after its commit. Delivered means the
+   * hook ran under its own failure policy: a hook that failed is not retried (its error reaches the
+   * decider, as before); only a crash leaves the row owed, for a reconciler.
+   */
+  async deliverOwned(operation: StoredOperation, item: StoredIntervention, runContext: RunContext, owed: readonly OwedNotification[], rejectionReason: string | undefined): Promise<void> {
+    for (const notification of owed) {
+      try {
+        // The step of the call, not the operation's current one: the webhook-id stays the same on redelivery.
+        await this.notify({ ...operation, stepIndex: item.stepIndex }, runContext, notification, rejectionReason);
+      } finally {
+        await this.store.markNotificationDelivered(notification.id).catch((error: unknown) => this.logger.warn(`could not record a delivered notification of ${operation.id} (${errorType(error)})`));
+      }
+    }
+  }
+
+  /** Runs one notification's hooks; `operation` carries the step of the decided call. */
+  async notify(operation: StoredOperation, runContext: RunContext, notification: OwedNotification, rejectionReason: string | undefined): Promise<void> {
+    const event = owedEvent(notification, rejectionReason);
+    const base = agentEventBase({
+      ...operation,
+      operationId: operation.id,
+      ...(runContext.userId ? { userId: runContext.userId } : {}),
+    });
+    await this.dispatcher.dispatch(event.type, { ...base, ...event } as never, { operationId: operation.id, runContext });
+  }
+}
+
+/** The event of an owed notification, rebuilt from its identifiers (so every attempt has the same webhook-id). */
+function owedEvent(notification: OwedNotification, rejectionReason: string | undefined): InterventionEvent {
+  const reason = rejectionReason !== undefined ? { rejectionReason } : {};
+  if (notification.point === 'onStopByHumanIntervention') return { type: 'onStopByHumanIntervention', toolCallId: notification.toolCallId, ...reason };
+  return { type: 'afterHumanIntervention', action: notification.action ?? 'approve', toolCallId: notification.toolCallId, ...(notification.action === 'rejectAndContinue' ? reason : {}) };
+}

@@ -1,0 +1,48 @@
+/**
+ * What the HTTP API and the metrics read of operations (the `persistence/` room implements it): the server
+ * reads through this port, never through persistence's stores, entities or records (DESIGN §2). It speaks
+ * the runtime's vocabulary (`runtime-store.port.ts`); writes go through the runtime (`AgentRuntime`).
+ */
+import type { HookOutcome, TimelineSource } from '../hooks/hook-outcome.js';
+import type { HookPoint } from '../hooks/hook-points.js';
+import type { OperationStatus, StoredIntervention, StoredMessage, StoredOperation } from './runtime-store.port.js';
+import type { TerminalReason } from '../hooks/agent-events.js';
+
+/** One timeline row (DESIGN §7 `GET …/timeline`): one hook invocation's outcome. */
+export interface TimelineRow {
+  /** Counts within the operation; 0 only on a row of an older version. */
+  seq: number;
+  operationId: string;
+  at: string;
+  point: HookPoint;
+  hookId: string;
+  source: TimelineSource;
+  outcome: HookOutcome;
+  errorCode?: string;
+  latencyMs: number;
+}
+
+/** How many operations have this status (and, completed ones, this terminal reason). */
+export interface OperationCount {
+  status: OperationStatus;
+  reason?: TerminalReason;
+  count: number;
+}
+
+export interface OperationReadPort {
+  /** The operation, or null when there is none. */
+  operation(operationId: string): Promise<StoredOperation | null>;
+  /** Its items waiting for a decision or a deferred result, in step then call order. */
+  pendingInterventions(operationId: string): Promise<StoredIntervention[]>;
+  /** Published messages in `seq` order, only those after `afterSeq` when given. */
+  messages(operationId: string, afterSeq?: number): Promise<StoredMessage[]>;
+  /** The timeline, oldest first; outcomes this process still buffers are written first, so a finished run shows whole. */
+  timeline(operationId: string): Promise<TimelineRow[]>;
+  /**
+   * Operations by status and terminal reason, in one read; undefined while the database is not open (a
+   * scrape never opens it: a hooks-only app has none, and shutdown must not reopen it). Rejects when the read fails.
+   */
+  operationCounts(): Promise<OperationCount[] | undefined>;
+}
+
+export const OPERATION_READER = Symbol('nest-agent-hooks:OperationReadPort');

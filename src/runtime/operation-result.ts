@@ -1,0 +1,29 @@
+/** What an operation's `done` resolves with, read from the database once it is completed (DESIGN §6). */
+import type { TerminalReason, UsageTotals } from '../hooks/agent-events.js';
+import type { RuntimeStore } from './runtime-store.port.js';
+
+export interface OperationResult {
+  operationId: string;
+  status: 'completed';
+  reason: TerminalReason;
+  content: string;
+  usage: UsageTotals;
+}
+
+/** The result as stored: the last assistant message and the operation's usage. */
+export async function resultOf(store: RuntimeStore, operationId: string, reason: TerminalReason): Promise<OperationResult> {
+  const operation = await store.getOperation(operationId);
+  const lastAssistant = (await store.messages(operationId)).findLast((m) => m.role === 'assistant');
+  return {
+    operationId,
+    status: 'completed',
+    reason,
+    content: lastAssistant?.content ?? '',
+    usage: operation?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+  };
+}
+
+/** The result when the database could not be read: `done` still settles with the reason. */
+export function emptyResult(operationId: string, reason: TerminalReason): OperationResult {
+  return { operationId, status: 'completed', reason, content: '', usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
+}
