@@ -12,13 +12,11 @@
  * Every execution is recorded with the server's `label`, so a test with one MCP server per process knows
  * which process ran it.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { McpSessions, readJsonBody } from '../../integration/mcp/mcp-sessions.js';
 
 export interface ToolExecution {
   tool: 'held' | 'work';
@@ -121,26 +119,11 @@ export async function startHeldMcpServer(options: HeldMcpOptions = {}): Promise<
     return server;
   };
 
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new McpSessions(buildServer);
   const http: Server = createServer((req, res) => {
     void (async () => {
-      const body = req.method === 'POST' ? await readBody(req) : undefined;
-      const sessionId = req.headers['mcp-session-id'];
-      let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (!transport) {
-        if (sessionId !== undefined || req.method !== 'POST' || !isInitializeRequest(body)) {
-          res.writeHead(sessionId !== undefined ? 404 : 400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no such session' }, id: null }));
-          return;
-        }
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, created) });
-        created.onclose = () => {
-          if (created.sessionId) sessions.delete(created.sessionId);
-        };
-        await buildServer().connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res, body);
+      const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
+      await sessions.handle(req, res, body);
     })().catch(() => {
       // A caller killed mid-call: its answer has nowhere to go.
       if (!res.headersSent) res.writeHead(500);
@@ -166,21 +149,9 @@ export async function startHeldMcpServer(options: HeldMcpOptions = {}): Promise<
     close: async () => {
       allReleased = true;
       for (const held of gates.values()) held.release();
-      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      await sessions.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -4,13 +4,11 @@
  * without `Authorization: Bearer <token>`; "deepwiki" is public and records any request that carried an
  * Authorization header (the test fails on it) and refuses it. Both record what reached them.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { McpSessions, readJsonBody } from '../mcp/mcp-sessions.js';
 
 export interface ResearchServer {
   readonly url: string;
@@ -62,7 +60,11 @@ export function startDeepwiki(): Promise<ResearchServer> {
 }
 
 async function start(name: string, register: Register, admit: (req: IncomingMessage, server: ResearchServer) => boolean): Promise<ResearchServer> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new McpSessions(() => {
+    const server = new McpServer({ name, version: '1.0.0' });
+    register(server);
+    return server;
+  });
   const self: ResearchServer & { url: string } = {
     url: '', // set once listening
     answered: [],
@@ -70,14 +72,14 @@ async function start(name: string, register: Register, admit: (req: IncomingMess
     unauthorized: 0,
     authorizationSeen: 0,
     async close() {
-      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      await sessions.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
   const http: Server = createServer((req, res) => {
     void (async () => {
-      const body = req.method === 'POST' ? await readBody(req) : undefined;
+      const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
       if (!admit(req, self)) {
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
         res.end(JSON.stringify({ error: 'unauthorized' }));
@@ -87,24 +89,7 @@ async function start(name: string, register: Register, admit: (req: IncomingMess
         if (typeof message.method === 'string') self.answered.push(message.method);
         if (message.method === 'tools/call') self.toolCalls.push(String((message.params as { name?: unknown } | undefined)?.name));
       }
-      const sessionId = req.headers['mcp-session-id'];
-      let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (!transport) {
-        if (sessionId !== undefined || req.method !== 'POST' || !isInitializeRequest(body)) {
-          res.writeHead(sessionId !== undefined ? 404 : 400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no such session' }, id: null }));
-          return;
-        }
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, created) });
-        created.onclose = () => {
-          if (created.sessionId) sessions.delete(created.sessionId);
-        };
-        const server = new McpServer({ name, version: '1.0.0' });
-        register(server);
-        await server.connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res, body);
+      await sessions.handle(req, res, body);
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
@@ -114,17 +99,6 @@ async function start(name: string, register: Register, admit: (req: IncomingMess
   const { port } = http.address() as AddressInfo;
   self.url = `http://127.0.0.1:${port}/mcp`;
   return self;
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function messagesOf(body: unknown): { method?: unknown; params?: unknown }[] {

@@ -3,13 +3,11 @@
  * node:http server that REQUIRES `Authorization: Bearer <token>` on every request (401 otherwise), and
  * records what reached it.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { McpSessions, readJsonBody } from './mcp-sessions.js';
 
 export interface SeenRequest {
   httpMethod: string;
@@ -70,18 +68,6 @@ function buildServer(gate: SlowGate, slow: boolean): McpServer {
   return server;
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 function methodsOf(body: unknown): string[] {
   const messages = Array.isArray(body) ? body : body ? [body] : [];
   return messages.map((m) => (m as { method?: unknown }).method).filter((m): m is string => typeof m === 'string');
@@ -90,12 +76,12 @@ function methodsOf(body: unknown): string[] {
 /** `token: null`: every request is authorized (a server child process that has no hook to add the header). */
 export async function startMcpServer(token: string | null, port = 0, options: { slowTool?: boolean } = {}): Promise<TestMcpServer> {
   const seen: SeenRequest[] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const gate = new SlowGate();
+  const sessions = new McpSessions(() => buildServer(gate, options.slowTool === true));
 
   const http: Server = createServer((req, res) => {
     void (async () => {
-      const body = req.method === 'POST' ? await readBody(req) : undefined;
+      const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
       const record: SeenRequest = { httpMethod: req.method ?? '?', rpcMethods: methodsOf(body), authorized: token === null || req.headers.authorization === `Bearer ${token}` };
       seen.push(record);
       res.on('finish', () => (record.status = res.statusCode));
@@ -104,27 +90,7 @@ export async function startMcpServer(token: string | null, port = 0, options: { 
         res.end(JSON.stringify({ error: UNAUTHORIZED_BODY }));
         return;
       }
-      const sessionId = req.headers['mcp-session-id'];
-      let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-      if (!transport) {
-        if (sessionId !== undefined || req.method !== 'POST' || !isInitializeRequest(body)) {
-          res.writeHead(sessionId !== undefined ? 404 : 400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no such session' }, id: null }));
-          return;
-        }
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => {
-            sessions.set(id, created);
-          },
-        });
-        created.onclose = () => {
-          if (created.sessionId) sessions.delete(created.sessionId);
-        };
-        await buildServer(gate, options.slowTool === true).connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res, body);
+      await sessions.handle(req, res, body);
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
@@ -141,7 +107,7 @@ export async function startMcpServer(token: string | null, port = 0, options: { 
     releaseSlow: () => gate.release(),
     async close() {
       gate.release();
-      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      await sessions.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
