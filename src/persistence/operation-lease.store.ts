@@ -94,22 +94,6 @@ export class OperationLeaseStore {
     return rows.map(toOperationRecord);
   }
 
-  /** Running operations nobody holds (never leased, or the lease expired): what a reconciler re-enqueues. */
-  async listUnleased(limit = 100): Promise<OperationRecord[]> {
-    const now = this.now().toISOString();
-    const rows = await this.db.run((manager) =>
-      manager
-        .createQueryBuilder(OperationEntity, 'operation')
-        .where('operation.status = :running', { running: 'running' })
-        .andWhere('(operation.leaseOwner IS NULL OR operation.leaseUntil <= :now)', { now })
-        .orderBy('operation.updatedAt', 'ASC')
-        .addOrderBy('operation.id', 'ASC')
-        .limit(limit)
-        .getMany(),
-    );
-    return rows.map(toOperationRecord);
-  }
-
   private now(): Date {
     return this.options.clock?.() ?? new Date();
   }

@@ -117,26 +117,20 @@ export class OperationWaitStore {
     return this.transition(operationId, 'running', 'waiting', (pending) => pending > 0);
   }
 
-  /** waiting → running once nothing is pending: true for the one caller that resumed it. */
-  resume(operationId: string): Promise<boolean> {
-    return this.transition(operationId, 'waiting', 'running', (pending) => pending === 0);
-  }
-
   /**
    * Publishes a deferred result: finalizes the empty placeholder, appends the tool message and completes the
    * intervention (keeping `reply` private), in one transaction. Nothing is written when the operation is
    * completed — read under its row lock, so a concurrent cancel is either before (refused) or after (G5) —
    * or when the placeholder was already final (or never existed), or, given `claimant`, is not held by it.
    * When the result was the last pending item of a waiting operation, the same transaction makes it
-   * runnable again (waiting → running, SPEC G3) — unless `resume: false` (the runtime's older two-step
-   * flow, which resumes in a transaction of its own).
+   * runnable again (waiting → running, SPEC G3).
    */
   publishDeferred(
     operationId: string,
     toolCallId: string,
     result: ToolResult,
     message: NewToolMessage,
-    options: { reply?: unknown; claimant?: string; resume?: boolean } = {},
+    options: { reply?: unknown; claimant?: string } = {},
   ): Promise<PublishDeferredResult> {
     return this.db.transaction(async (manager, events) => {
       const operation = await this.lock(manager, operationId);
@@ -161,24 +155,10 @@ export class OperationWaitStore {
         .set(updateValues<InterventionEntity>({ status: 'completed', reply: options.reply ?? null, updatedAt: now }))
         .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId', { operationId, toolCallId })
         .execute();
-      const resumed = options.resume !== false && (await this.resumeLocked(manager, operation, now));
+      const resumed = await this.resumeLocked(manager, operation, now);
       publishAll(events, operation, resumed ? 'running' : operation.status, resumed, ['message', 'intervention']);
       await this.options.failpoints?.beforeCommit?.(operationId, 'publishDeferred');
       return { published: true, message: published!, resumed };
-    });
-  }
-
-  /**
-   * Decides a pending approval once, unless the operation is completed (G5): the operation's row is held
-   * while the decision is written, so a concurrent terminal transition comes wholly before or after it.
-   */
-  decide(operationId: string, toolCallId: string, decision: InterventionDecision): Promise<DecideOutcome> {
-    return this.db.transaction(async (manager, events) => {
-      const operation = await this.lock(manager, operationId);
-      if (operation.status === 'completed') return 'operation_completed';
-      if (!(await this.writeDecision(manager, operationId, toolCallId, decision, nowIso(this.options)))) return 'not_pending';
-      publishAll(events, operation, operation.status, false, ['intervention']);
-      return 'decided';
     });
   }
 

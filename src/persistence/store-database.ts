@@ -97,17 +97,12 @@ export class StoreDatabase {
     return result;
   }
 
-  /** Runs `work` outside a transaction: single statements (each atomic on its own) and reads. */
-  async run<T>(work: (manager: EntityManager, events: CommitEvents) => Promise<T>): Promise<T> {
-    const pending: OperationEvent[] = [];
-    const events: CommitEvents = { publish: (event) => void pending.push(event) };
-    const result = await this.exclusive(async () => {
-      const value = await work(this.dataSource.manager, events);
-      await this.notify(this.dataSource.manager, pending);
-      return value;
-    });
-    this.emit(pending);
-    return result;
+  /**
+   * Runs `work` outside a transaction: single statements (each atomic on its own) and reads. It publishes no
+   * events: a change that others must hear of runs in `transaction`, so its NOTIFY commits with it.
+   */
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.exclusive(() => work(this.dataSource.manager));
   }
 
   /** `"schema"."table"` for hand-written SQL. */

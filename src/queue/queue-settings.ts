@@ -1,8 +1,7 @@
 /**
- * Queue-mode settings, resolved once from the module options. The timings make recovery from a killed
- * worker take seconds, not minutes: a step's lease lasts `leaseMs` and is renewed every third of it; BullMQ
- * notices a stalled job after `lockMs`; the reconciler looks every `reconcileEveryMs` for running
- * operations that nobody holds.
+ * Queue-mode settings, resolved once from the module options. BullMQ notices a stalled job after `lockMs`,
+ * so a killed worker's job is retried within seconds; leases and the reconciler are the runtime's, in every
+ * mode (`recovery-settings.ts`, which still reads `queue.leaseMs` / `queue.reconcileEveryMs`).
  */
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
 import { DEFAULT_REDIS_URL, QueueConfigurationError } from './queue-connection.js';
@@ -15,9 +14,7 @@ export interface QueueSettings {
   /** Whether this process runs step jobs (workers); an API-only process sets false. */
   worker: boolean;
   concurrency: number;
-  leaseMs: number;
   lockMs: number;
-  reconcileEveryMs: number;
 }
 
 export const STEP_QUEUE_NAME = 'agent-hooks-steps';
@@ -34,9 +31,7 @@ export function queueSettings(options: AgentHooksModuleOptions): QueueSettings {
     prefix: queue.prefix ?? 'agent-hooks',
     worker: queue.worker ?? true,
     concurrency: queue.concurrency ?? 4,
-    leaseMs: queue.leaseMs ?? 10_000,
     lockMs: queue.lockMs ?? 10_000,
-    reconcileEveryMs: queue.reconcileEveryMs ?? 5_000,
   };
 }
 

@@ -50,7 +50,7 @@ export class CompletionWaits {
    * at `stop()`, or with `signal`'s reason when it aborts (the waiter is removed). The caller checked that
    * the operation exists.
    */
-  whenCompleted(operationId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+  whenCompleted(operationId: string, options: { signal?: AbortSignal; knownOpen?: boolean } = {}): Promise<void> {
     if (this.stopped) return Promise.reject(new RuntimeShuttingDownError());
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -79,7 +79,8 @@ export class CompletionWaits {
       }
       set.add(waiter);
       this.startBackstop();
-      this.check([operationId]);
+      // `knownOpen`: the caller just saw it open (it created it), so only its events can tell: no first read.
+      if (!options.knownOpen) this.check([operationId]);
     });
   }
 

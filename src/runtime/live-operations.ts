@@ -50,9 +50,9 @@ export class LiveOperations {
    * — a cancel, a decision, a takeover — `done` settles here, and a step this process is still running on
    * it is aborted (its commits would be refused anyway).
    */
-  watch(operationId: string, live: LiveOperation): void {
+  watch(operationId: string, live: LiveOperation, options: { knownOpen?: boolean } = {}): void {
     if (!live.startWatching()) return;
-    void this.waits.whenCompleted(operationId).then(
+    void this.waits.whenCompleted(operationId, options).then(
       async () => {
         live.stopWatching();
         if (live.endsHere) return;

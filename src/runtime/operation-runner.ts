@@ -372,8 +372,9 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    */
   private async drive(operationId: string, live: LiveOperation, fresh: boolean, held?: HeldLease): Promise<void> {
     live.beginDriving();
-    // A cancel or a takeover by another process reaches this step through the operation's events.
-    this.live.watch(operationId, live);
+    // A cancel or a takeover by another process reaches this step through the operation's events (a fresh
+    // one was just created here: nothing to read first).
+    this.live.watch(operationId, live, { knownOpen: fresh });
     let lease = held ?? await this.leases.hold(operationId).catch((error: unknown) => {
       this.logger.warn(`could not take the lease of ${operationId} (${errorType(error)}); the reconciler will`);
       return null;

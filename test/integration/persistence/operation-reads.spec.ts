@@ -62,7 +62,7 @@ describeEachDriver('DESIGN §2 the read port (OPERATION_READER) on %s', (driver)
   it('answers only the pending interventions, in step then call order', async () => {
     const { operation } = await stores.operations.create({ agentId: 'support', prompt: 'approve' });
     await stores.waits.record(operation.id, [call('c2', 1), call('c1', 0), call('c3', 2)]);
-    await stores.waits.decide(operation.id, 'c3', { action: 'approve' });
+    await stores.interventions.decide(operation.id, 'c3', { action: 'approve' });
     expect((await reads.pendingInterventions(operation.id)).map(({ toolCallId, status }) => [toolCallId, status])).toEqual([
       ['c1', 'pending'],
       ['c2', 'pending'],

@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { BehaviorSubject } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../../../src/persistence/data-source-options.js';
-import { InterventionStore } from '../../../src/persistence/intervention.store.js';
 import { OperationEventsService } from '../../../src/persistence/operation-events.service.js';
 import { OperationWaitStore } from '../../../src/persistence/operation-wait.store.js';
 import { OperationStore } from '../../../src/persistence/operation.store.js';
@@ -53,13 +52,11 @@ describeEachDriver('operation events on %s', (driver) => {
   let operations: OperationStore;
   let commits: StepCommitStore;
   let waits: OperationWaitStore;
-  let interventions: InterventionStore;
 
   beforeAll(async () => {
     operations = new OperationStore(db.dataSource);
     commits = new StepCommitStore(db.dataSource, { failpoints });
     waits = new OperationWaitStore(db.dataSource);
-    interventions = new InterventionStore(db.dataSource);
     here = eventsOn(db.dataSource);
     local = record(here);
     if (driver === 'postgres') {
@@ -90,8 +87,9 @@ describeEachDriver('operation events on %s', (driver) => {
     await commits.commit({ operationId: id, expectedVersion: 1, messages: [{ role: 'assistant', content: 'calling' }], patch: { stepIndex: 1 } });
     await waits.record(id, [{ toolCallId: 'call-1', stepIndex: 1, callIndex: 0, identifier: 'fs', apiName: 'write', args: {}, kind: 'approval' }]);
     expect(await waits.pause(id)).toBe(true);
-    expect(await interventions.decide(id, 'call-1', { action: 'approve' })).toBe(true);
-    expect(await waits.resume(id)).toBe(true);
+    // The decision and "runnable again" commit together (G3).
+    const effects = { notify: ['afterHumanIntervention' as const], claimant: 'decider', holdMs: 10_000 };
+    expect(await waits.decideDurably(id, 'call-1', { action: 'approve' }, effects)).toMatchObject({ outcome: 'decided', resumed: true });
     expect(await operations.complete(id, 'done')).toBe(true);
     const expected = [
       'created:running:1',
@@ -99,7 +97,9 @@ describeEachDriver('operation events on %s', (driver) => {
       'message::2',
       'intervention::',
       'status:waiting:3',
-      'intervention::',
+      // One commit: the decision, its owed notification and "runnable again".
+      'intervention:running:4',
+      'owed:running:4',
       'status:running:4',
       'status:completed:',
     ];

@@ -56,7 +56,7 @@ afterEach(() => app.close());
 const reconcile = () => app.moduleRef.get(OperationReconciler).reconcile();
 
 /** A decider that commits and dies: its claim on the owed rows lapses at once. */
-const DEAD = { claimant: 'dead-process:1', holdMs: 1 };
+const DEAD = { claimant: 'dead-process:1', holdMs: -1_000 };
 
 async function pendingApproval() {
   const { operationId, done } = await app.runtime.execAgent({ agentId: 'writer', prompt: 'write the report' });
@@ -93,11 +93,10 @@ describe('G3 durable decisions through the runtime', () => {
     const decided = await app.store.decideDurably(operationId, toolCallId, { action: 'reject', reason: 'not today' }, {
       notify: ['onStopByHumanIntervention'],
       receipt,
-      terminalHold: { owner: DEAD.claimant, ms: 1 },
+      terminalHold: { owner: DEAD.claimant, ms: -1_000 },
       ...DEAD,
     });
     expect(decided).toMatchObject({ outcome: 'decided', completed: true });
-    await new Promise((resolve) => setTimeout(resolve, 5)); // the 1 ms holds lapse
     expect(await reconcile()).toMatchObject({ notifications: 1, terminalSequences: 1 });
     expect(await within(done, 'done')).toMatchObject({ reason: 'interrupted' });
     expect(pointsOf(app.events, operationId, ['onStopByHumanIntervention', 'onComplete'])).toEqual(['onStopByHumanIntervention', 'onComplete']);
