@@ -43,6 +43,7 @@ import { WebhookCallerHookValidator } from './webhooks/webhook-config.schema.js'
 import { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
 import { ShutdownCoordinator } from './shutdown-coordinator.js';
 import { LeaseHolder } from './runtime/lease-holder.js';
+import { LocalStepScheduler } from './runtime/local-step-scheduler.js';
 import { OperationReconciler } from './runtime/operation-reconciler.js';
 import { RECOVERY_SETTINGS, recoverySettings } from './runtime/recovery-settings.js';
 
@@ -91,6 +92,8 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     Compactor,
     StepCalls,
     StepExecutor,
+    // Local mode's steps: driven in this process under the lease (queue mode swaps in its own, below).
+    LocalStepScheduler,
     // The runtime's jobs: the live operations of this process, the G4 drain of its steps, decision
     // notifications, the terminal sequences, deferred results, the runner (lifecycle, driving, decisions),
     // and the work a dead process owed (what the reconciler takes over).

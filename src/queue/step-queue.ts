@@ -1,5 +1,5 @@
 /**
- * Queue mode's `StepScheduler` (DESIGN §4): each step of an operation is one BullMQ job. The job id is
+ * Queue mode's step jobs (DESIGN §4, used by `QueuedStepScheduler`): each step of an operation is one BullMQ job. The job id is
  * the operation and the version the step starts from, so scheduling the same state twice (the runtime and
  * the reconciler, an API retry) adds one job; steps of one operation are also kept apart by the database
  * lease the worker takes. Redis only carries work: a lost job is re-enqueued from the database.
@@ -7,7 +7,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
 import type { Queue } from 'bullmq';
-import type { StepScheduler } from '../runtime/step-scheduler.port.js';
 import { redisConnection } from './queue-connection.js';
 import { QUEUE_SETTINGS, STEP_QUEUE_NAME, type QueueSettings } from './queue-settings.js';
 
@@ -22,7 +21,7 @@ export function stepJobId(operationId: string, version: number): string {
 }
 
 @Injectable()
-export class StepQueue implements StepScheduler {
+export class StepQueue {
   private readonly logger = new Logger('AgentHooks:StepQueue');
   private queue: Promise<Queue<StepJobData>> | undefined;
 

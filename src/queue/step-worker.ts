@@ -1,19 +1,20 @@
 /**
  * Runs step jobs in this process (queue mode with `worker` on). For each job: the database lease first —
  * one holder per operation, renewed while the step runs, fencing every commit of the step —, then one
- * step through `OperationRunner.runQueuedStep`. While a step runs, the worker follows the operation's events
+ * step through `QueuedStepScheduler.run`. While a step runs, the worker follows the operation's events
  * (DESIGN §4: no polling) and aborts the step when one says it was completed elsewhere (a cancel). On shutdown it stops taking jobs and hands running steps back.
  */
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import type { Subscription } from 'rxjs';
 import { errorType } from '../hooks/hook-errors.js';
-import { OperationRunner, type QueuedStepOutcome } from '../runtime/operation-runner.js';
+import { OperationRunner } from '../runtime/operation-runner.js';
 import { OPERATION_EVENTS, type OperationEvents } from '../runtime/operation-events.port.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
 import { LeaseHolder } from '../runtime/lease-holder.js';
 import { redisConnection } from './queue-connection.js';
 import { QUEUE_SETTINGS, STEP_QUEUE_NAME, type QueueSettings } from './queue-settings.js';
+import { QueuedStepScheduler, type QueuedStepOutcome } from './queued-step-scheduler.js';
 import { StepQueue, type StepJobData } from './step-queue.js';
 
 /** How long a job waits before trying again when another worker holds the operation. */
@@ -31,7 +32,9 @@ export class StepWorker implements OnApplicationBootstrap {
 
   constructor(
     @Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings,
+    /** The runtime a step calls back into (`on_run_start`, the terminal sequence, sub-agents). */
     private readonly runtime: OperationRunner,
+    private readonly scheduler: QueuedStepScheduler,
     private readonly leases: LeaseHolder,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     private readonly steps: StepQueue,
@@ -86,7 +89,7 @@ export class StepWorker implements OnApplicationBootstrap {
     const signal = AbortSignal.any([abort.signal, this.stopping.signal, lease.lost]);
     let outcome: QueuedStepOutcome;
     try {
-      outcome = await this.runtime.runQueuedStep(operationId, { leaseOwner: lease.owner, signal });
+      outcome = await this.scheduler.run(operationId, { leaseOwner: lease.owner, signal }, this.runtime);
     } finally {
       watch.unsubscribe();
       await lease.release();

@@ -14,13 +14,12 @@
  *    enqueues them (the job id, operation + version, makes that idempotent while their job still exists).
  * With the defaults (lease 10 s, every 5 s) a dead process's operations move again within 15 s.
  */
-import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
 import { OPERATION_LEASES, type OperationLeases } from './operation-leases.port.js';
 import { OperationRunner } from './operation-runner.js';
 import { OwedWork } from './owed-work.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
-import { STEP_SCHEDULER, type StepScheduler } from './step-scheduler.port.js';
 
 /** Operations taken over per pass; the next pass takes the rest. */
 const BATCH = 100;
@@ -48,8 +47,6 @@ export class OperationReconciler implements OnApplicationBootstrap {
     @Inject(OPERATION_LEASES) private readonly leases: OperationLeases,
     private readonly runner: OperationRunner,
     private readonly owed: OwedWork,
-    /** Queue mode: recovered operations go back on the queue instead of running here. */
-    @Optional() @Inject(STEP_SCHEDULER) private readonly scheduler?: StepScheduler | null,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -86,8 +83,8 @@ export class OperationReconciler implements OnApplicationBootstrap {
       const quietSince = new Date(Date.now() - this.settings.leaseMs).toISOString();
       for (const operation of await this.leases.listRecoverable(quietSince, BATCH)) {
         if (this.stopped) break;
-        if (this.scheduler) await this.scheduler.schedule(operation.id, operation.version);
-        else this.runner.adopt(operation.id);
+        // Through the step scheduler: local mode drives it here, queue mode enqueues it.
+        await this.runner.adopt(operation.id);
         result.recovered++;
       }
     } catch (error) {

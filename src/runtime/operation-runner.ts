@@ -6,7 +6,9 @@
  * `on_run_error`. Caller hooks are registered in memory for the life of the operation and unregistered
  * at its end (A4); their webhook parts are persisted with the operation (W3, L2).
  *
- * Steps run while this process holds the operation's lease (SPEC G2); an operation that waits (approval,
+ * Steps are the `StepScheduler`'s (step-scheduler.port.ts): in this process under the operation's lease
+ * (local mode, SPEC G2) or as queue jobs on any worker; the scheduler calls back here (`StepHost`) for
+ * `on_run_start` and the terminal sequence. An operation that waits (approval,
  * deferred result) holds no step and no timer: its `done` follows the operation's events, so it may be
  * resumed here or by another process on the same database, and `done` settles wherever it ends. A decision
  * and "runnable again" commit together (G3); of two processes resolving the last pending items at once,
@@ -20,7 +22,7 @@
  * steps (`StepDrain`), the stored run context (run-context-snapshot.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { AgentHook } from '../hooks/agent-hook.js';
 import type { TerminalReason } from '../hooks/agent-events.js';
 import { RunContext } from '../hooks/contexts.js';
@@ -55,9 +57,9 @@ import {
   UnknownOperationError,
 } from './runtime-errors.js';
 import { rejectionReceipt } from './intervention-receipts.js';
-import type { SubAgents, SubAgentStart } from './sub-agent.port.js';
-import { STEP_SCHEDULER, type QueuedStepContext, type StepScheduler } from './step-scheduler.port.js';
-import { LeaseHolder, type HeldLease } from './lease-holder.js';
+import type { SubAgentStart } from './sub-agent.port.js';
+import { STEP_SCHEDULER, type StepHost, type StepScheduler } from './step-scheduler.port.js';
+import { LeaseHolder } from './lease-holder.js';
 import { CompletionWaits } from './completion-waits.js';
 import { LiveOperations } from './live-operations.js';
 import { StepDrain } from './step-drain.js';
@@ -66,7 +68,7 @@ import { StepExecutor } from './step-executor.js';
 import { errorSummary } from './error-summary.js';
 import { LiveOperation } from './live-operation.js';
 import { emptyResult, resultOf, type OperationResult } from './operation-result.js';
-import { restoredContext, storedContext } from './run-context-snapshot.js';
+import { storedContext } from './run-context-snapshot.js';
 import { InterventionNotifier } from './intervention-notifier.js';
 import { TerminalSequence, type ParentReport } from './terminal-sequence.js';
 import { claimantId } from './claimant-ids.js';
@@ -106,7 +108,7 @@ export const MAX_SUB_AGENT_DEPTH = 5;
 
 /** Internal: not exported from the package; hosts use `AgentRuntime`. */
 @Injectable()
-export class OperationRunner implements OnApplicationBootstrap, SubAgents {
+export class OperationRunner implements OnApplicationBootstrap, StepHost {
   private readonly logger = new Logger('AgentRuntime');
   /** This runtime instance, in claims it makes (owed terminal sequences). */
   private readonly instanceId = `${process.pid}:${randomUUID()}`;
@@ -133,8 +135,8 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     private readonly notifier: InterventionNotifier,
     private readonly terminal: TerminalSequence,
     private readonly deferred: DeferredResults,
-    /** Queue mode only: steps run as jobs on any worker instead of in this process. */
-    @Optional() @Inject(STEP_SCHEDULER) private readonly scheduler?: StepScheduler,
+    /** Who runs the steps: this process under the lease (local mode) or any queue worker (queue mode). */
+    @Inject(STEP_SCHEDULER) private readonly scheduler: StepScheduler,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -200,8 +202,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
     }
     const live = new LiveOperation(runContext);
     this.live.add(operationId, live);
-    if (this.scheduler) void this.startQueued(operationId, live);
-    else this.shutdown.track(this.drive(operationId, live, true));
+    this.scheduler.begin(operationId, live, this);
     return { operationId, done: live.done, live };
   }
 
@@ -365,106 +366,15 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
   }
 
   /**
-   * Local mode: drives the operation's steps in this process while it holds the operation's lease (G2), so
-   * that two processes on one database never run one operation's step at once, and a process that dies
-   * leaves a lease that expires and is taken over. Ends at a pause (the pause frees the lease), a terminal
-   * reason, a lease another process took (it drives from there), or shutdown (G4: the step is handed back).
-   */
-  private async drive(operationId: string, live: LiveOperation, fresh: boolean, held?: HeldLease): Promise<void> {
-    live.beginDriving();
-    // A cancel or a takeover by another process reaches this step through the operation's events (a fresh
-    // one was just created here: nothing to read first).
-    this.live.watch(operationId, live, { knownOpen: fresh });
-    let lease = held ?? await this.leases.hold(operationId).catch((error: unknown) => {
-      this.logger.warn(`could not take the lease of ${operationId} (${errorType(error)}); the reconciler will`);
-      return null;
-    });
-    if (!lease) {
-      // Another process drives it now (or it ended): this one waits for the outcome.
-      live.endDriving();
-      this.live.watch(operationId, live);
-      return;
-    }
-    let reason: TerminalReason = 'error';
-    let signal = this.stepSignal(live, lease);
-    // Not a cancellation: the app closes (the step is handed back) or another process took the lease over.
-    const givenUp = (held: HeldLease) => !live.controller.signal.aborted && (this.shutdown.stopping.aborted || held.lost.aborted);
-    try {
-      if (fresh) await this.runStart(operationId, live, lease.owner);
-      for (;;) {
-        const result = await this.executor.step({ operationId, runContext: live.runContext, signal, stopping: this.shutdown.stopping, leaseOwner: lease.owner, subAgents: this });
-        live.steps++;
-        if (result && 'waiting' in result) {
-          // The pause freed the lease in its own transaction, so a decision elsewhere may drive at once; a step
-          // that found the operation already waiting frees it here (owner-conditional, harmless after a pause).
-          await lease.release();
-          if (live.takeResumeRequest()) {
-            lease = await this.leases.hold(operationId);
-            if (lease) {
-              signal = this.stepSignal(live, lease);
-              continue;
-            }
-          }
-          live.endDriving();
-          this.live.watch(operationId, live);
-          return;
-        }
-        if (result) {
-          if (result.terminal === 'interrupted' && givenUp(lease)) return await this.giveUp(operationId, live, lease);
-          reason = result.terminal;
-          break;
-        }
-      }
-    } catch (error) {
-      if (lease && givenUp(lease)) return await this.giveUp(operationId, live, lease);
-      reason = signal.aborted || error instanceof RuntimeShuttingDownError ? 'interrupted' : 'error';
-      if (reason === 'error') live.error = error;
-    }
-    lease?.stop();
-    await this.finish(operationId, live, reason, lease?.owner);
-  }
-
-  /** Cancelled, cut at the end of the shutdown grace period (G4), or the lease lost. */
-  private stepSignal(live: LiveOperation, lease: HeldLease): AbortSignal {
-    return AbortSignal.any([live.controller.signal, this.shutdown.cut, lease.lost]);
-  }
-
-  /**
-   * The step stops without a terminal reason. Shutdown: the lease is handed back, so whichever process
-   * reconciles next (this one restarted, or another) runs the step again — a plain call that was cut may
-   * run twice (documented), an approved one never does. Lease lost: the new holder drives on.
-   */
-  private async giveUp(operationId: string, live: LiveOperation, lease: HeldLease): Promise<void> {
-    live.endDriving();
-    if (lease.lost.aborted) {
-      lease.stop();
-      this.live.watch(operationId, live);
-      return;
-    }
-    await lease.handBack();
-  }
-
-  /**
    * The reconciler found a running operation nobody holds (its process died, or it handed the step back):
-   * drive it here (local mode). A no-op while this process drives it already or is closing.
+   * local mode drives it here (a no-op while it does so already or closes), queue mode enqueues it again.
    */
-  adopt(operationId: string): void {
-    if (this.shutdown.stopped) return;
-    const existing = this.live.get(operationId);
-    if (existing?.stepLoopHere) return;
-    this.shutdown.track(
-      this.store.getOperation(operationId).then((operation) => {
-        if (!operation || operation.status !== 'running' || this.shutdown.stopped) return;
-        const live = this.live.get(operationId) ?? new LiveOperation(restoredContext(operationId, operation.runContext));
-        if (live.stepLoopHere) return;
-        this.live.add(operationId, live);
-        return this.drive(operationId, live, false);
-      }),
-    );
+  adopt(operationId: string): Promise<void> {
+    return this.scheduler.adopt(operationId, this);
   }
 
   /** `on_run_start` once per operation; a replaced context is stored, so a resume elsewhere sees it too. */
-  private async runStart(operationId: string, live: LiveOperation, leaseOwner?: string): Promise<void> {
+  async runStart(operationId: string, live: LiveOperation, leaseOwner?: string): Promise<void> {
     const started = await this.dispatcher.transform('on_run_start', live.runContext, { operationId });
     if (started === live.runContext) return;
     live.runContext = started;
@@ -477,89 +387,8 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * goes on here (local mode) or on the queue. While the app closes it stays running in the database, and
    * the reconciler of whichever process runs next takes it over (G2, G4).
    */
-  private async goOn(operationId: string, live: LiveOperation): Promise<void> {
-    if (this.shutdown.stopped) return;
-    if (this.scheduler) await this.scheduleNext(operationId);
-    else if (live.stepLoopHere) live.requestResume();
-    else this.shutdown.track(this.drive(operationId, live, false));
-  }
-
-  /**
-   * Queue mode: `on_run_start` here, where the caller's identity (and token) is, then the first step is a
-   * job. `done` settles when the database shows the operation completed, whichever worker ends it.
-   */
-  private async startQueued(operationId: string, live: LiveOperation): Promise<void> {
-    try {
-      await this.runStart(operationId, live);
-    } catch (error) {
-      live.error = error;
-      await this.finish(operationId, live, 'error');
-      return;
-    }
-    await this.scheduleNext(operationId);
-    this.live.watch(operationId, live);
-  }
-
-  /** Hands the operation's next step to the scheduler; if that fails (Redis down), the reconciler retries it. */
-  private async scheduleNext(operationId: string): Promise<void> {
-    try {
-      const operation = await this.operation(operationId);
-      if (operation.status === 'running') await this.scheduler!.schedule(operationId, operation.version);
-    } catch (error) {
-      this.logger.warn(`could not schedule the next step of ${operationId} (${errorType(error)}); the reconciler will`);
-    }
-  }
-
-  /**
-   * Queue mode, on a worker: runs one step of a running operation and reacts — `next` asks the worker to
-   * schedule the next step, a pause leaves it waiting, a terminal reason runs the terminal sequence here. Caller webhooks come from
-   * the database and environment hooks from this worker's current environment (W3, L1); handlers given to
-   * `execAgent` in another process are not here. A step that lost its lease, or whose operation ended
-   * elsewhere (cancelled), stops without a second terminal sequence.
-   */
-  runQueuedStep(operationId: string, worker: QueuedStepContext): Promise<QueuedStepOutcome> {
-    const step = this.queuedStep(operationId, worker);
-    this.shutdown.track(step);
-    return step;
-  }
-
-  private async queuedStep(operationId: string, worker: QueuedStepContext): Promise<QueuedStepOutcome> {
-    const operation = await this.store.getOperation(operationId);
-    if (!operation || operation.status !== 'running') return 'ran';
-    // G4: a job taken while the app closes goes back to the queue untouched.
-    if (this.shutdown.stopped) return 'handedBack';
-    const own = this.live.get(operationId);
-    const live = own ?? new LiveOperation(restoredContext(operationId, operation.runContext));
-    const restoredHere = !this.registry.hasCallerHooks(operationId);
-    const signal = AbortSignal.any([live.controller.signal, worker.signal, this.shutdown.cut]);
-    // The worker or the app stopping is not a cancellation: the step goes back to the queue for another worker.
-    const handingBack = async () =>
-      (worker.signal.aborted || this.shutdown.stopped) && !live.controller.signal.aborted && (await this.store.getOperation(operationId))?.status === 'running';
-    live.beginDriving();
-    try {
-      const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner, stopping: this.shutdown.stopping, subAgents: this });
-      // The worker schedules the next step once it has let go of the operation's lease.
-      if (result === undefined) return 'next';
-      if ('terminal' in result) {
-        if (result.terminal === 'interrupted' && (await handingBack())) return 'handedBack';
-        await this.finish(operationId, live, result.terminal);
-      }
-      return 'ran';
-    } catch (error) {
-      if (await handingBack()) return 'handedBack';
-      const now = await this.store.getOperation(operationId);
-      // Ended elsewhere (cancel) or taken over by another worker after our lease lapsed: not ours to end.
-      if (!now || now.status !== 'running' || (now.leaseOwner !== undefined && now.leaseOwner !== worker.leaseOwner)) return 'ran';
-      if (!signal.aborted) live.error = error;
-      await this.finish(operationId, live, signal.aborted ? 'interrupted' : 'error');
-      return 'ran';
-    } finally {
-      live.endDriving();
-      // A worker keeps nothing of an operation whose next step may run anywhere (A4).
-      if (!own && restoredHere) this.registry.unregister(operationId);
-      // The step's timeline is written before the job ends: a worker killed later loses none of it.
-      await this.store.flushTimeline().catch(() => undefined);
-    }
+  private goOn(operationId: string, live: LiveOperation): Promise<void> {
+    return this.scheduler.goOn(operationId, live, this);
   }
 
   /**
@@ -604,15 +433,9 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * `fallback: 'none'` delivery) must not leave the run stuck — it goes on, and the error reaches the caller.
    */
   private async notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, extra: { rejectionReason?: string }): Promise<void> {
-    const lease = decided.resumed && !this.scheduler && !this.shutdown.stopped && !live.stepLoopHere ? await this.leases.hold(operation.id).catch(() => null) : null;
-    try {
-      await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, extra.rejectionReason);
-    } finally {
-      if (lease) {
-        if (this.shutdown.stopped) await lease.handBack();
-        else this.shutdown.track(this.drive(operation.id, live, false, lease));
-      } else if (decided.resumed) await this.goOn(operation.id, live);
-    }
+    const notify = () => this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, extra.rejectionReason);
+    if (decided.resumed) await this.scheduler.goOnAfter(notify, operation.id, live, this);
+    else await notify();
   }
 
   /** Who claims owed notifications from this process. */
@@ -636,7 +459,7 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
    * holds the lease — if another process took the operation over meanwhile (this one's renewals failed), the
    * operation is theirs to end: this process lets go and watches (G2).
    */
-  private async finish(operationId: string, live: LiveOperation, reason: TerminalReason, leaseOwner?: string): Promise<void> {
+  async finish(operationId: string, live: LiveOperation, reason: TerminalReason, leaseOwner?: string): Promise<void> {
     live.beginFinishing();
     const error = live.error;
     const holder = this.terminalHolder();
@@ -698,5 +521,3 @@ export class OperationRunner implements OnApplicationBootstrap, SubAgents {
   }
 }
 
-/** What a queued step asks of its worker: schedule the next step, nothing, or give the job back. */
-export type QueuedStepOutcome = 'next' | 'ran' | 'handedBack';

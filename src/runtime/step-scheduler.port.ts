@@ -1,19 +1,35 @@
 /**
- * Who runs the next step of an operation (DESIGN §4). Without a scheduler (local mode) the runtime drives
- * its operations in this process; with one (queue mode) it hands every step to the scheduler — a BullMQ
- * job any worker may run — and waits for the database to show the outcome. `version` is the operation's
- * version the step starts from: the scheduler may use it to de-duplicate.
+ * Who runs the steps of an operation (DESIGN §4), one port for both modes: local mode drives them in this
+ * process under the operation's lease (`LocalStepScheduler`, local-step-scheduler.ts); queue mode hands
+ * each step to BullMQ, where any worker takes the lease and runs it (`QueuedStepScheduler`,
+ * queue/queued-step-scheduler.ts). The runtime (`OperationRunner`) never asks which one it has: it calls
+ * these four methods, and the scheduler calls back into it through `StepHost` — `on_run_start`, the
+ * terminal transition, the sub-agent bridge a step needs — so the scheduler never depends on the runner.
  */
+import type { TerminalReason } from '../hooks/agent-events.js';
+import type { LiveOperation } from './live-operation.js';
+import type { SubAgents } from './sub-agent.port.js';
+
+/** What a scheduler needs of the runtime whose steps it runs. */
+export interface StepHost extends SubAgents {
+  /** `on_run_start` once per operation; `leaseOwner` fences its commit. */
+  runStart(operationId: string, live: LiveOperation, leaseOwner?: string): Promise<void>;
+  /** The terminal transition and sequence; `leaseOwner`: a step's own end, made only while it holds the lease. */
+  finish(operationId: string, live: LiveOperation, reason: TerminalReason, leaseOwner?: string): Promise<void>;
+}
+
 export interface StepScheduler {
-  schedule(operationId: string, version: number): Promise<void>;
+  /** A new operation of this process: `on_run_start`, then its steps. */
+  begin(operationId: string, live: LiveOperation, host: StepHost): void;
+  /** A commit of this process (a decision, a deferred result) made the operation runnable again. */
+  goOn(operationId: string, live: LiveOperation, host: StepHost): Promise<void>;
+  /**
+   * A decision made the operation runnable; `notify` delivers its owed notification. Local mode takes the
+   * lease first, so no reconciler drives the approved call while a slow notification is delivered.
+   */
+  goOnAfter(notify: () => Promise<void>, operationId: string, live: LiveOperation, host: StepHost): Promise<void>;
+  /** The reconciler found a running operation nobody holds (its process died, or it handed the step back). */
+  adopt(operationId: string, host: StepHost): Promise<void>;
 }
 
 export const STEP_SCHEDULER = Symbol('nest-agent-hooks:StepScheduler');
-
-/** What a worker passes when it runs one scheduled step. */
-export interface QueuedStepContext {
-  /** The worker's lease owner id: every commit of the step is fenced by it. */
-  leaseOwner: string;
-  /** Aborted when the worker stops or the operation was cancelled elsewhere. */
-  signal: AbortSignal;
-}
