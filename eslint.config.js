@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -19,7 +19,8 @@ export default tseslint.config(
     // promise nobody awaits or handles loses its failure, and a test that forgets an `await` passes without
     // checking anything (issue 15 item 7). A deliberate fire-and-forget is written `void promise`, with the
     // reason beside it where it is not obvious. bench/ and scripts/ are plain JavaScript: not type-checked.
-    files: ['**/*.ts'],
+    // The console (console/, browser code) is checked the same way, through its own console/tsconfig.json.
+    files: ['**/*.ts', 'console/**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -38,6 +39,23 @@ export default tseslint.config(
             {
               group: ['../*', '!../hooks/*'],
               message: 'src/hooks may import nothing from the other rooms (DESIGN §2); define a port in hooks/hook-ports.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The tracing room sits beside hooks/: any room may use it, it uses none but hooks/ (and the module's options).
+    files: ['src/tracing/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*', '!../hooks', '!../hooks/*', '!../agent-hooks.options.js', '!../agent-hooks.module-definition.js'],
+              message: 'src/tracing imports nothing from the other rooms but hooks/ (DESIGN §2).',
             },
           ],
         },

@@ -1,6 +1,9 @@
 // Queue mode scaling: scripted operations (two clock steps and an answer) per second through BullMQ step
 // jobs with 1, 2 and 3 worker processes, one API process (this one, no worker), same PostgreSQL and Redis.
-//   node bench/queue-scaling.bench.mjs   → `RESULT queue-scaling w1=<ops/s> w2=<ops/s> w3=<ops/s> w3/w1=<ratio>`
+// CPU per step is the workers' CPU time (`process.cpuUsage`, user + system, asked over IPC) from the first
+// execAgent to the last result, over the steps run (3 per operation); the API process's share is printed apart.
+//   node bench/queue-scaling.bench.mjs
+//   → `RESULT queue-scaling w1=<ops/s> w2=<ops/s> w3=<ops/s> w3/w1=<ratio> cpu-ms-per-step=<worker CPU at w1>`
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +17,8 @@ import pg from 'pg';
 import { AgentHooksModule, AgentRuntime } from '../dist/index.js';
 
 const OPS = Number(process.env.BENCH_OPS ?? 150);
+/** The script below: two clock steps and an answer. */
+const STEPS_PER_OPERATION = 3;
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -50,7 +55,7 @@ async function withSchema(work) {
 }
 
 function startWorker(settings) {
-  const child = spawn(process.execPath, [join(here, 'queue-worker.mjs'), JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(here, 'queue-worker.mjs'), JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -58,6 +63,15 @@ function startWorker(settings) {
       if (out.includes('worker ready')) resolve(child);
     });
     child.once('exit', () => reject(new Error(`worker exited: ${out}`)));
+  });
+}
+
+/** A worker's CPU time so far, in microseconds (user + system). */
+function cpuOf(child) {
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message.cpu.user + message.cpu.system));
+    child.once('exit', () => reject(new Error('worker exited before reporting its CPU time')));
+    child.send('cpu');
   });
 }
 
@@ -73,10 +87,16 @@ async function measure(workers) {
     await runtime.result('00000000-0000-0000-0000-000000000000').catch(() => undefined); // opens and migrates
     const children = [];
     for (let i = 0; i < workers; i++) children.push(await startWorker({ configFile, database, redis: REDIS_URL, queue: { prefix, concurrency: 8 } }));
+    const workerCpuBefore = await Promise.all(children.map(cpuOf));
+    const apiCpuBefore = process.cpuUsage();
     const started = performance.now();
     const runs = await Promise.all(Array.from({ length: OPS }, (_, i) => runtime.execAgent({ agentId: 'plain', prompt: `op ${i}` })));
     const results = await Promise.all(runs.map((r) => r.done));
     const seconds = (performance.now() - started) / 1000;
+    const apiCpu = process.cpuUsage(apiCpuBefore);
+    const workerCpuAfter = await Promise.all(children.map(cpuOf));
+    const steps = OPS * STEPS_PER_OPERATION;
+    const workerCpuUs = workerCpuAfter.reduce((sum, after, i) => sum + after - workerCpuBefore[i], 0);
     const lost = results.filter((r) => r.reason !== 'done').length;
     await Promise.all(children.map((child) => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM')))));
     await api.close();
@@ -84,16 +104,22 @@ async function measure(workers) {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
-    return { opsPerSecond: OPS / seconds, lost };
+    return { opsPerSecond: OPS / seconds, lost, workerCpuMsPerStep: workerCpuUs / 1000 / steps, apiCpuMsPerStep: (apiCpu.user + apiCpu.system) / 1000 / steps };
   });
 }
 
 const rates = {};
+const cpu = {};
 for (const workers of [1, 2, 3]) {
-  const { opsPerSecond, lost } = await measure(workers);
+  const { opsPerSecond, lost, workerCpuMsPerStep, apiCpuMsPerStep } = await measure(workers);
   rates[workers] = opsPerSecond;
-  console.log(`workers=${workers} ops=${OPS} ops-per-s=${opsPerSecond.toFixed(1)} not-done=${lost}`);
+  cpu[workers] = workerCpuMsPerStep;
+  console.log(
+    `workers=${workers} ops=${OPS} ops-per-s=${opsPerSecond.toFixed(1)} not-done=${lost} worker-cpu-ms-per-step=${workerCpuMsPerStep.toFixed(2)} api-cpu-ms-per-step=${apiCpuMsPerStep.toFixed(2)}`,
+  );
 }
 rmSync(dir, { recursive: true, force: true });
-console.log(`RESULT queue-scaling w1=${rates[1].toFixed(1)} w2=${rates[2].toFixed(1)} w3=${rates[3].toFixed(1)} w3/w1=${(rates[3] / rates[1]).toFixed(2)}`);
+console.log(
+  `RESULT queue-scaling w1=${rates[1].toFixed(1)} w2=${rates[2].toFixed(1)} w3=${rates[3].toFixed(1)} w3/w1=${(rates[3] / rates[1]).toFixed(2)} cpu-ms-per-step=${cpu[1].toFixed(2)}`,
+);
 process.exit(0);

@@ -4,8 +4,10 @@
 //         posts through the SSRF-guarded undici client.
 //   raw   `queue.add` of the same body + a plain BullMQ worker doing one `undici.request` POST.
 // Each round pushes BENCH_JOBS notifications through with BENCH_CONCURRENCY producers and worker concurrency,
-// and times it from the first enqueue until the receiver has answered every one.
-//   npm run bench:queue   → last line `RESULT queue ratio=<ours/raw> deliveries-per-s=<ours>` (goal ≥ 0.5)
+// and times it from the first enqueue until the receiver has answered every one. Each notification is of its
+// own event (its own operation): the webhook-id names the logical event, so one event sent 4,000 times is
+// one job (BullMQ de-duplicates by job id) and would never complete 4,000.
+//   npm run bench:queue   → last line `RESULT queue ratio=<ours/raw> deliveries-per-s=<ours>` (goal ≥ 0.8)
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -56,19 +58,25 @@ function completions(worker, count) {
   });
 }
 
+/** Calls `send(n)` for n = 0 … JOBS-1 from CONCURRENCY producers. */
 async function produce(send) {
   let next = 0;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next < JOBS) {
-        next++;
-        await send();
-      }
+      while (next < JOBS) await send(next++);
     }),
   );
 }
 
+/** The n-th notification of a round: the `onComplete` of its own operation. */
+function eventOf(round, n) {
+  const operationId = `op-${round}-${n}`;
+  return { ...event, id: `evt-${round}-${n}`, operationId };
+}
+
+let oursRound = 0;
 async function ours() {
+  const round = oursRound++;
   const prefix = `agent-hooks-bench-${randomUUID().slice(0, 8)}`;
   const options = { mode: 'queue', redis: REDIS_URL, webhooks: { allowNetworks: ['127.0.0.0/8'], signingSecret } };
   const tuning = { prefix, concurrency: CONCURRENCY };
@@ -80,7 +88,10 @@ async function ours() {
   try {
     const all = completions(worker.worker, JOBS);
     const started = performance.now();
-    await produce(() => delivery.notify({ hook, point: 'onComplete', event, operationId: 'op-1' }));
+    await produce((n) => {
+      const distinct = eventOf(round, n);
+      return delivery.notify({ hook, point: 'onComplete', event: distinct, operationId: distinct.operationId });
+    });
     await all;
     return JOBS / ((performance.now() - started) / 1000);
   } finally {

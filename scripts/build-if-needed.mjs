@@ -1,4 +1,5 @@
-// Builds dist/ when it is missing or older than any source file, so `npm start` works on a fresh clone.
+// Builds dist/ when it is missing or older than any source file, so `npm start` works on a fresh clone;
+// the same for the console (console/ → dist/console/, by Vite).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,4 +19,11 @@ const sourcesChanged = Math.max(newest('src'), statSync('tsconfig.json').mtimeMs
 if (!existsSync(stamp) || statSync(stamp).mtimeMs < sourcesChanged) {
   process.stdout.write('building dist/ …\n');
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+}
+
+const consoleStamp = 'dist/console/index.html';
+const consoleChanged = Math.max(newest('console'), statSync('package-lock.json').mtimeMs);
+if (!existsSync(consoleStamp) || statSync(consoleStamp).mtimeMs < consoleChanged) {
+  process.stdout.write('building dist/console/ …\n');
+  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', 'console', '--logLevel', 'warn'], { stdio: 'inherit' });
 }

@@ -9,7 +9,7 @@ import type { AgentHooksModuleOptions } from './agent-hooks.options.js';
 import { HookDispatcher } from './hooks/hook-dispatcher.js';
 import { HookExplorer } from './hooks/hook-explorer.js';
 import { HookMetadataAccessor } from './hooks/hook-metadata.accessor.js';
-import { CALLER_HOOK_VALIDATOR, ENVIRONMENT_HOOK_SOURCE, WEBHOOK_DELIVERY } from './hooks/hook-ports.js';
+import { CALLER_HOOK_VALIDATOR, ENVIRONMENT_HOOK_SOURCE, HOOK_OUTCOME_SINK, WEBHOOK_DELIVERY } from './hooks/hook-ports.js';
 import { HookReadinessWatcher } from './hooks/hook-readiness.watcher.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { AGENTS_CONFIG_PROVIDERS } from './config/agents-config.provider.js';
@@ -17,6 +17,10 @@ import { EnvironmentSettingsCheck } from './config/environment/environment-setti
 import { ModelVariablesCheck } from './config/model-variables.check.js';
 import { ToolEntriesCheck } from './config/tool-entries.check.js';
 import { PERSISTENCE_PROVIDERS } from './persistence/persistence.providers.js';
+import { TimelineSink } from './persistence/timeline-sink.js';
+import { AgentTracer } from './tracing/agent-tracer.js';
+import { TracedOutcomeSink } from './tracing/traced-outcome-sink.js';
+import { TRACING_PROVIDERS } from './tracing/tracing.providers.js';
 import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { OPERATION_EVENTS } from './runtime/operation-events.port.js';
 import { OPERATION_READER } from './runtime/operation-read.port.js';
@@ -44,6 +48,7 @@ import { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
 import { ShutdownCoordinator } from './shutdown-coordinator.js';
 import { LeaseHolder } from './runtime/lease-holder.js';
 import { LocalStepScheduler } from './runtime/local-step-scheduler.js';
+import { TracedModelCalls } from './runtime/traced-model-calls.js';
 import { OperationReconciler } from './runtime/operation-reconciler.js';
 import { RECOVERY_SETTINGS, recoverySettings } from './runtime/recovery-settings.js';
 
@@ -83,6 +88,9 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     ...TOOLS_PROVIDERS,
     // The database (opened on first use), every store built once on it, and the ports over them.
     ...PERSISTENCE_PROVIDERS,
+    // SPEC O1–O5: spans to the host's OpenTelemetry SDK, if any; every hook outcome goes to the timeline, then to a span.
+    ...TRACING_PROVIDERS,
+    { provide: HOOK_OUTCOME_SINK, useFactory: (timeline: TimelineSink, tracer: AgentTracer) => new TracedOutcomeSink(timeline, tracer), inject: [TimelineSink, AgentTracer] },
     CompletionWaits,
     // SPEC G2 in every mode: leases on running operations, and the reconciler that takes expired ones over.
     { provide: RECOVERY_SETTINGS, useFactory: (options: AgentHooksModuleOptions) => recoverySettings(options), inject: [AGENT_HOOKS_MODULE_OPTIONS] },
@@ -91,6 +99,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     CallRouter,
     Compactor,
     StepCalls,
+    TracedModelCalls,
     StepExecutor,
     // Local mode's steps: driven in this process under the lease (queue mode swaps in its own, below).
     LocalStepScheduler,

@@ -47,6 +47,13 @@ export interface AgentHooksModuleOptions {
   shutdown?: AgentHooksShutdownOptions;
   /** Recovery after a crash, in every mode (SPEC G2); the defaults take an operation over within 15 s. */
   recovery?: AgentHooksRecoveryOptions;
+  /** OpenTelemetry spans (SPEC O1–O5) go to whatever SDK the host registered; without one they cost nothing. */
+  tracing?: AgentHooksTracingOptions;
+}
+
+export interface AgentHooksTracingOptions {
+  /** Prompts, tool arguments and results on spans (default false, SPEC O4); secrets never. */
+  captureContent?: boolean;
 }
 
 export interface AgentHooksRecoveryOptions {

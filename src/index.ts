@@ -13,7 +13,14 @@
 
 // Module and options
 export { AgentHooksModule } from './agent-hooks.module.js';
-export type { AgentHooksModuleOptions, AgentHooksQueueOptions, AgentHooksWebhookOptions, AgentHooksShutdownOptions } from './agent-hooks.options.js';
+export type {
+  AgentHooksModuleOptions,
+  AgentHooksQueueOptions,
+  AgentHooksWebhookOptions,
+  AgentHooksShutdownOptions,
+  AgentHooksRecoveryOptions,
+  AgentHooksTracingOptions,
+} from './agent-hooks.options.js';
 
 // Hook points (SPEC A2, E2)
 export { HOOK_POINT_NAMES, AGENT_HOOK_POINTS, ENGINE_HOOK_POINTS, isHookPoint, hookEventName } from './hooks/hook-points.js';

@@ -23,6 +23,7 @@ export class ConfigAgentDirectory implements AgentDirectory {
       this.agents.set(agentId, {
         id: agentId,
         model: this.models.get(entry.model)!, // the loader checked the reference
+        modelInfo: modelInfo(entry.model, config.models[entry.model] as ModelConfig),
         ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {}),
         tools: entry.tools ?? [],
         approval: entry.approval ?? [],
@@ -43,4 +44,9 @@ export class ConfigAgentDirectory implements AgentDirectory {
   async close(): Promise<void> {
     await Promise.allSettled([...this.models.values()].map(async (model) => model.close?.()));
   }
+}
+
+/** The provider's model name for an OpenAI-compatible model, the config's model id for a scripted one. */
+function modelInfo(modelId: string, entry: ModelConfig): { name: string; provider: string } {
+  return entry.provider === 'openai' ? { name: entry.model, provider: 'openai' } : { name: modelId, provider: entry.provider };
 }

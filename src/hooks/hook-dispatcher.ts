@@ -23,6 +23,7 @@ import {
   ENVIRONMENT_HOOK_SOURCE,
   HOOK_OUTCOME_SINK,
   WEBHOOK_DELIVERY,
+  type EnvironmentHooks,
   type EnvironmentHookSource,
   type HookOutcomeSink,
   type WebhookDeliveryPort,
@@ -41,11 +42,17 @@ export interface DispatchOptions {
   signal?: AbortSignal;
   /** `HookInvocation.metadata` (the engine's metadata). */
   metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * The environment hooks as read at the start of the step (`environmentSnapshot()`, L1: each step and
+   * each resume takes a fresh one). Without it, each dispatch reads the current environment.
+   */
+  environment?: EnvironmentHooks;
 }
 
 type Reading = DecisionReading | { kind: 'error'; error: unknown };
 
 const NONE: readonly RegisteredHook[] = Object.freeze([]);
+const NO_ENVIRONMENT: EnvironmentHooks = Object.freeze({ hooksFor: () => NONE });
 const NO_METADATA: Readonly<Record<string, unknown>> = Object.freeze({});
 const NO_OPTIONS: DispatchOptions = Object.freeze({});
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -105,37 +112,87 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
   }
 
   /**
+   * The current environment's hooks, read once (L1): pass it as `DispatchOptions.environment` to every
+   * dispatch of one step. A `process.env` read costs more than a whole dispatch without hooks.
+   */
+  environmentSnapshot(): EnvironmentHooks {
+    const source = this.environment;
+    if (!source) return NO_ENVIRONMENT;
+    return source.snapshot ? source.snapshot() : source;
+  }
+
+  /**
    * Fires an observe point (and, at `beforeToolCall` / `afterToolCall`, the observe-only view: handlers and
    * notification webhooks, no controls asked). Engine-family `fail` failures reject with `HookFailedError`;
    * `fallback: 'none'` delivery failures reject with one `CriticalHookDeliveryError` after all hooks ran.
    */
   dispatch<P extends HookPoint>(point: P, payload: HookPayloads[P], options: DispatchOptions = NO_OPTIONS): Promise<void> {
     const operationId = this.operationIdOf(payload, options);
-    const hooks = this.hooksFor(point, operationId);
+    const hooks = this.hooksFor(point, operationId, options);
     this.announce(point, payload, operationId);
     // E3: nothing registered → one shared, already-resolved promise; no closure, no async frame.
     if (hooks === NONE) return RESOLVED;
     return this.observeAll(point, hooks, payload, operationId, options);
   }
 
-  private async observeAll(
+  /**
+   * Runs the observers in order. Synchronous handlers run back to back without an async frame or a
+   * microtask each (most of a one-handler dispatch's cost otherwise); from the first hook that must be
+   * awaited — an async handler, a timeout, a webhook — the rest go on in `observeRest`, still in order.
+   */
+  private observeAll(point: HookPoint, hooks: readonly RegisteredHook[], payload: unknown, operationId: string | undefined, options: DispatchOptions): Promise<void> {
+    const toolName = this.observeToolName(point, payload);
+    try {
+      for (let index = 0; index < hooks.length; index++) {
+        const hook = hooks[index]!;
+        if (!this.observes(point, hook, toolName)) continue;
+        if (!hook.handler) return this.observeRest(point, hooks, index, undefined, payload, operationId, options);
+        const pending = this.observeHandler(point, hook, payload, operationId, options);
+        if (pending) return this.observeRest(point, hooks, index + 1, pending, payload, operationId, options);
+      }
+    } catch (error) {
+      // An engine hook's `fail` policy: the same rejected promise an async dispatch gives.
+      return Promise.reject(error);
+    }
+    return RESOLVED;
+  }
+
+  /** `observeAll` from hook `from` on, once `pending` (the handler before it) has settled. */
+  private async observeRest(
     point: HookPoint,
     hooks: readonly RegisteredHook[],
+    from: number,
+    pending: Promise<void> | undefined,
     payload: unknown,
     operationId: string | undefined,
     options: DispatchOptions,
   ): Promise<void> {
+    if (pending) await pending;
     const critical: CriticalDeliveryFailure[] = [];
-    const toolName = HOOK_POINTS[point].toolEvent ? this.toolNameOf(payload) : undefined;
-    const gatePoint = point === 'beforeToolCall' || point === 'afterToolCall';
-    for (const hook of hooks) {
-      // W5: an event without a string identifier and apiName matches no hook that has a matcher.
-      if (hook.matcher && (toolName === undefined || !hook.matcher.test(toolName))) continue;
-      // The observe-only view of a gate point asks no controls (DESIGN §3: a call denied before it ran).
-      if (gatePoint && this.isControl(hook)) continue;
-      await this.observe(point, hook, payload, operationId, options, critical);
+    const toolName = this.observeToolName(point, payload);
+    for (let index = from; index < hooks.length; index++) {
+      const hook = hooks[index]!;
+      if (!this.observes(point, hook, toolName)) continue;
+      if (!hook.handler) {
+        await this.notify(point, hook, payload, operationId, options, critical);
+        continue;
+      }
+      const settling = this.observeHandler(point, hook, payload, operationId, options);
+      if (settling) await settling;
     }
     if (critical.length > 0) throw new CriticalHookDeliveryError(critical);
+  }
+
+  private observeToolName(point: HookPoint, payload: unknown): string | undefined {
+    return HOOK_POINTS[point].toolEvent ? this.toolNameOf(payload) : undefined;
+  }
+
+  /** Whether `hook` observes this event. */
+  private observes(point: HookPoint, hook: RegisteredHook, toolName: string | undefined): boolean {
+    // W5: an event without a string identifier and apiName matches no hook that has a matcher.
+    if (hook.matcher && (toolName === undefined || !hook.matcher.test(toolName))) return false;
+    // The observe-only view of a gate point asks no controls (DESIGN §3: a call denied before it ran).
+    return !((point === 'beforeToolCall' || point === 'afterToolCall') && this.isControl(hook));
   }
 
   /**
@@ -145,7 +202,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
    */
   async transform<P extends TransformHookPoint>(point: P, payload: HookPayloads[P], options: DispatchOptions = NO_OPTIONS): Promise<HookPayloads[P]> {
     const operationId = this.operationIdOf(payload, options);
-    const hooks = this.hooksFor(point, operationId);
+    const hooks = this.hooksFor(point, operationId, options);
     this.announce(point, payload, operationId);
     if (hooks === NONE) return payload;
     const spec = hookPointSpec(point);
@@ -180,7 +237,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
    */
   async dispatchBeforeToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = NO_OPTIONS): Promise<MockOutcome | null> {
     const operationId = this.operationIdOf(event, options);
-    const hooks = this.hooksFor('beforeToolCall', operationId);
+    const hooks = this.hooksFor('beforeToolCall', operationId, options);
     if (hooks === NONE) return null;
     const { mock } = await this.mockPhase(this.matching(hooks, event), event, operationId);
     return mock;
@@ -193,7 +250,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
    */
   async gateToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolCallGate> {
     const operationId = this.operationIdOf(event, options);
-    const hooks = this.hooksFor('beforeToolCall', operationId);
+    const hooks = this.hooksFor('beforeToolCall', operationId, options);
     this.announce('beforeToolCall', event, operationId);
     if (hooks === NONE) return { mock: null, verdict: ALLOWED };
     const matching = this.matching(hooks, event);
@@ -211,7 +268,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
    */
   async gateToolResult(event: AfterToolCallEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolVerdict> {
     const operationId = this.operationIdOf(event, options);
-    const hooks = this.hooksFor('afterToolCall', operationId);
+    const hooks = this.hooksFor('afterToolCall', operationId, options);
     this.announce('afterToolCall', event, operationId);
     if (hooks === NONE) return ALLOWED;
     const critical: CriticalDeliveryFailure[] = [];
@@ -222,10 +279,10 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
 
   // ---------------------------------------------------------------------------------------------------------
 
-  private hooksFor(point: HookPoint, operationId: string | undefined): readonly RegisteredHook[] {
+  private hooksFor(point: HookPoint, operationId: string | undefined, options: DispatchOptions): readonly RegisteredHook[] {
     const app = this.registry.appHooks(point);
     const caller = this.registry.callerHooks(operationId, point);
-    const env = this.environment?.hooksFor(point) ?? NONE;
+    const env = (options.environment ?? this.environment ?? NO_ENVIRONMENT).hooksFor(point);
     if (app.length + caller.length + env.length === 0) return NONE;
     if (caller.length === 0 && env.length === 0) return app;
     return [...app, ...caller, ...env];
@@ -310,7 +367,9 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       } else {
         if (decided && hook.control) continue;
         if (decided) {
-          await this.observe(point, hook, current as never, operationId, options, critical);
+          // Every hook has a handler or a webhook: this one has a handler.
+          const settling = this.observeHandler(point, hook, current, operationId, options);
+          if (settling) await settling;
           continue;
         }
         verdict = await this.askHandler(point, hook, current, operationId);
@@ -396,31 +455,41 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     }
   }
 
-  /** One observe invocation: a handler, or a notification webhook. */
-  private async observe(
-    point: HookPoint,
-    hook: RegisteredHook,
-    payload: unknown,
-    operationId: string | undefined,
-    options: DispatchOptions,
-    critical: CriticalDeliveryFailure[],
-  ): Promise<void> {
-    if (!hook.handler) {
-      await this.notify(point, hook, payload, operationId, options, critical);
-      return;
-    }
+  /**
+   * One handler observes. Returns `undefined` when it is done (a synchronous handler is not awaited: same
+   * semantics, no microtask), else the promise of its settling. An engine hook's `fail` throws.
+   */
+  private observeHandler(point: HookPoint, hook: RegisteredHook, payload: unknown, operationId: string | undefined, options: DispatchOptions): Promise<void> | undefined {
     const started = this.clock();
+    let returned: unknown;
     try {
       const arg = HOOK_POINTS[point].family === 'engine' ? this.invocation(point, hook, payload, options) : withInertMock(point, payload);
-      const returned = this.invoke(hook, arg);
-      // A synchronous handler is not awaited: same semantics, one microtask less per hook.
-      if (isThenable(returned)) await returned;
-      this.record(point, hook, operationId, 'ok', started);
+      returned = this.invoke(hook, arg);
     } catch (error) {
-      this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
-      if (HOOK_POINTS[point].family === 'engine') this.engineFailure(point, hook, operationId, error);
-      else this.reportError(point, hook, operationId, error);
+      this.handlerFailed(point, hook, operationId, error, started);
+      return undefined;
     }
+    if (!isThenable(returned)) {
+      this.record(point, hook, operationId, 'ok', started);
+      return undefined;
+    }
+    return this.settleHandler(point, hook, returned, operationId, started);
+  }
+
+  private async settleHandler(point: HookPoint, hook: RegisteredHook, returned: PromiseLike<unknown>, operationId: string | undefined, started: number): Promise<void> {
+    try {
+      await returned;
+    } catch (error) {
+      this.handlerFailed(point, hook, operationId, error, started);
+      return;
+    }
+    this.record(point, hook, operationId, 'ok', started);
+  }
+
+  private handlerFailed(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, error: unknown, started: number): void {
+    this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
+    if (HOOK_POINTS[point].family === 'engine') this.engineFailure(point, hook, operationId, error);
+    else this.reportError(point, hook, operationId, error);
   }
 
   private async notify(

@@ -28,9 +28,19 @@ export interface WebhookDeliveryPort {
 }
 export const WEBHOOK_DELIVERY = Symbol('nest-agent-hooks:WebhookDeliveryPort');
 
-/** The current environment's hooks (L1): read at every dispatch, never persisted. */
-export interface EnvironmentHookSource {
+/** Environment hooks by point, as read at one moment (an invalid environment throws at agent points). */
+export interface EnvironmentHooks {
   hooksFor(point: HookPoint): readonly RegisteredHook[];
+}
+
+/** The current environment's hooks (L1): `hooksFor` reads the environment at each call, never persisted. */
+export interface EnvironmentHookSource extends EnvironmentHooks {
+  /**
+   * One read of the environment, answered from memory afterwards: the runtime takes one per step (and so
+   * per resume) and passes it to the step's dispatches, since a `process.env` read costs more than a
+   * dispatch without hooks. Without it, the source itself is read at every dispatch.
+   */
+  snapshot?(): EnvironmentHooks;
 }
 export const ENVIRONMENT_HOOK_SOURCE = Symbol('nest-agent-hooks:EnvironmentHookSource');
 

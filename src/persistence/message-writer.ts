@@ -1,23 +1,33 @@
 /**
- * Appends messages inside a caller's transaction. `seq` continues the operation's conversation; the caller
- * must hold the operation row (`lockOperationRow`, or a conditional UPDATE of it earlier in the same
- * transaction) so two writers never pick the same `seq` — and if one ever did, the unique
- * (operation_id, seq) index refuses the second.
+ * Appends messages inside a caller's transaction. `seq` continues the operation's conversation from the
+ * counter on its row (`message_seq`, the seq of its last message), bumped by the same statement that
+ * reserves the new seqs — an UPDATE, so on PostgreSQL it also holds the row and two writers never pick the
+ * same `seq` (on SQLite the store gate serializes them); if one ever did, the unique (operation_id, seq)
+ * index refuses the second. Every writer of messages goes through here or through the step commit, which
+ * bumps the counter in its own UPDATE (step-commit.sql.ts): the counter always names the last message.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { qualifiedTable } from './dialect.js';
 import { MessageEntity } from './entities/message.entity.js';
+import { OperationNotFoundError } from './persistence-errors.js';
+import { plainQuery } from './plain-query.js';
 import { toMessageRecord } from './record-mappers.js';
 import type { MessageRecord, NewMessage } from './records.js';
 import { insertValues } from './entity-values.js';
 
-export async function nextMessageSeq(manager: EntityManager, operationId: string): Promise<number> {
-  const row = await manager
-    .createQueryBuilder(MessageEntity, 'message')
-    .select('MAX(message.seq)', 'max')
-    .where('message.operationId = :operationId', { operationId })
-    .getRawOne<{ max: number | string | null }>();
-  return Number(row?.max ?? 0) + 1;
+/** Reserves `count` seqs for `operationId`: the first of them. */
+async function reserveSeqs(manager: EntityManager, operationId: string, count: number): Promise<number> {
+  const postgres = manager.connection.options.type === 'postgres';
+  const operations = qualifiedTable(manager.connection, 'agent_hooks_operations');
+  const result = await plainQuery(
+    manager,
+    `UPDATE ${operations} SET "message_seq" = "message_seq" + ${postgres ? '$1' : '?'} WHERE "id" = ${postgres ? '$2' : '?'} RETURNING "message_seq"`,
+    [count, operationId],
+  );
+  const row = (result.records as { message_seq: number }[])[0];
+  if (!row) throw new OperationNotFoundError(operationId);
+  return Number(row.message_seq) - count + 1;
 }
 
 export async function insertMessages(
@@ -27,7 +37,18 @@ export async function insertMessages(
   createdAt: string,
 ): Promise<MessageRecord[]> {
   if (messages.length === 0) return [];
-  const first = await nextMessageSeq(manager, operationId);
+  return insertMessagesFrom(manager, operationId, await reserveSeqs(manager, operationId, messages.length), messages, createdAt);
+}
+
+/** Inserts `messages` as seqs `first`, `first + 1`, …, already reserved on the operation's row. */
+export async function insertMessagesFrom(
+  manager: EntityManager,
+  operationId: string,
+  first: number,
+  messages: readonly NewMessage[],
+  createdAt: string,
+): Promise<MessageRecord[]> {
+  if (messages.length === 0) return [];
   const rows = messages.map((message, index) => toMessageRow(operationId, first + index, message, createdAt));
   await manager
     .createQueryBuilder()
@@ -39,7 +60,7 @@ export async function insertMessages(
   return rows.map(toMessageRecord);
 }
 
-function toMessageRow(operationId: string, seq: number, message: NewMessage, createdAt: string): MessageEntity {
+export function toMessageRow(operationId: string, seq: number, message: NewMessage, createdAt: string): MessageEntity {
   return {
     id: message.id ?? randomUUID(),
     operationId,

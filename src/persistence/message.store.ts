@@ -4,7 +4,10 @@
  * its step's progress) goes through `StepCommitStore` instead, so both land together.
  */
 import { MessageEntity } from './entities/message.entity.js';
+import { qualifiedTable } from './dialect.js';
+import { EntityColumns } from './entity-columns.js';
 import { insertMessages } from './message-writer.js';
+import { plainQuery } from './plain-query.js';
 import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import { toMessageRecord } from './record-mappers.js';
@@ -14,6 +17,8 @@ import { nowIso, type StoreOptions } from './store-options.js';
 
 export class MessageStore {
   private readonly db: StoreDatabase;
+  private columns: EntityColumns<MessageEntity> | undefined;
+  private listSql: string | undefined;
 
   constructor(
     source: StoreSource,
@@ -22,11 +27,13 @@ export class MessageStore {
     this.db = StoreDatabase.of(source);
   }
 
+  /** Plain SQL: read by whoever builds a result, and by a step whose state was not kept. */
   async list(operationId: string): Promise<MessageRecord[]> {
-    const rows = await this.db.run((manager) =>
-      manager.find(MessageEntity, { where: { operationId }, order: { seq: 'ASC' } }),
-    );
-    return rows.map(toMessageRecord);
+    const source = this.db.dataSource;
+    const columns = (this.columns ??= new EntityColumns(source, MessageEntity));
+    const sql = (this.listSql ??= `SELECT ${columns.names} FROM ${qualifiedTable(source, 'agent_hooks_messages')} WHERE "operation_id" = ${this.db.dialect === 'postgres' ? '$1' : '?'} ORDER BY "seq" ASC`);
+    const result = await this.db.run((manager) => plainQuery(manager, sql, [operationId]));
+    return (result.records as Record<string, unknown>[]).map((raw) => toMessageRecord(columns.hydrate(raw)));
   }
 
   /** Appends `messages` in order, all or none; throws `OperationNotFoundError` for an unknown operation. */

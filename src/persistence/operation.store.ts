@@ -8,12 +8,18 @@ import type { EntityManager } from 'typeorm';
 import type { TerminalReason } from '../hooks/agent-events.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
-import { insertMessages } from './message-writer.js';
-import { toOperationRecord } from './record-mappers.js';
-import type { NewCallerHook, OperationRecord } from './records.js';
+import { insertMessagesFrom, toMessageRow } from './message-writer.js';
+import { MessageEntity } from './entities/message.entity.js';
+import { qualifiedTable } from './dialect.js';
+import { EntityColumns } from './entity-columns.js';
+import { completeSql, createSql, type LifecycleColumns, type LifecycleTables } from './operation-lifecycle.sql.js';
+import { plainQuery } from './plain-query.js';
+import type { OperationEvent } from '../runtime/operation-events.port.js';
+import { toMessageRecord, toOperationRecord } from './record-mappers.js';
+import type { MessageRecord, NewCallerHook, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
 import { isUniqueViolation } from './sql-errors.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import { OPERATION_EVENTS_CHANNEL, StoreDatabase, type StoreSource } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 import { insertValues, updateValues } from './entity-values.js';
 import type { NewOperation, TerminalHold } from '../runtime/runtime-store.port.js';
@@ -39,6 +45,8 @@ export interface CreatedOperation {
   operation: OperationRecord;
   /** False when an operation with the same owner and idempotency key already existed. */
   created: boolean;
+  /** The conversation as created (the prompt), when `created`. */
+  messages?: MessageRecord[];
 }
 
 /** Who holds a just-completed operation while its terminal sequence runs, and for how long at most. */
@@ -60,6 +68,9 @@ export interface TerminalError {
 
 export class OperationStore {
   private readonly db: StoreDatabase;
+  private lifecycleTables: LifecycleTables | undefined;
+  private lifecycleColumns: LifecycleColumns | undefined;
+  private getSql: string | undefined;
 
   constructor(
     source: StoreSource,
@@ -75,12 +86,12 @@ export class OperationStore {
       if (existing) return { operation: existing, created: false };
     }
     try {
-      const operation = await this.db.transaction(async (manager, events) => {
+      const { operation, messages } = this.db.dialect === 'postgres' ? await this.createInOneStatement(input) : await this.db.transaction(async (manager, events) => {
         const inserted = await this.insert(manager, input);
-        events.publish({ operationId: inserted.id, kind: 'created', status: inserted.status, version: inserted.version });
+        events.publish({ operationId: inserted.operation.id, kind: 'created', status: inserted.operation.status, version: inserted.operation.version });
         return inserted;
       });
-      return { operation, created: true };
+      return { operation, created: true, messages };
     } catch (error) {
       // A concurrent create with the same key won the unique index: answer with its operation.
       if (input.idempotencyKey !== undefined && isUniqueViolation(error)) {
@@ -91,9 +102,12 @@ export class OperationStore {
     }
   }
 
+  /** Plain SQL: read by every step's driver and by whoever waits for a result. */
   async get(operationId: string): Promise<OperationRecord | null> {
-    const row = await this.db.run((manager) => manager.findOneBy(OperationEntity, { id: operationId }));
-    return row ? toOperationRecord(row) : null;
+    const { operations } = this.columns();
+    const sql = (this.getSql ??= `SELECT ${operations.names} FROM ${this.tables().operations} WHERE "id" = ${this.db.dialect === 'postgres' ? '$1' : '?'}`);
+    const [raw] = (await this.db.run((manager) => plainQuery(manager, sql, [operationId]))).records as Record<string, unknown>[];
+    return raw ? toOperationRecord(operations.hydrate(raw)) : null;
   }
 
   /** Which of `operationIds` are completed: one indexed read per chunk of ids (bound parameters stay well under SQLite's limit). */
@@ -127,6 +141,7 @@ export class OperationStore {
    */
   async complete(operationId: string, reason: TerminalReason, error?: TerminalError, hold?: TerminalHold): Promise<boolean> {
     const now = nowIso(this.options);
+    if (this.db.dialect === 'postgres') return this.completeInOneStatement(operationId, reason, now, error, hold);
     // A transaction, though one statement: on PostgreSQL its NOTIFY commits with it, or neither does.
     const result = await this.db.transaction(async (manager, events) => {
       const update = await manager
@@ -216,7 +231,80 @@ export class OperationStore {
     return claimed;
   }
 
-  private async insert(manager: EntityManager, input: CreateOperationInput): Promise<OperationRecord> {
+  /** PostgreSQL: rows and NOTIFY as one statement (operation-lifecycle.sql.ts). */
+  private async createInOneStatement(input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
+    const { operation, hooks, messages } = this.rows(input);
+    const event: OperationEvent = { operationId: operation.id, kind: 'created', status: operation.status, version: operation.version };
+    const { sql, params } = createSql(this.tables(), this.columns(), { operation, hooks, messages }, { channel: OPERATION_EVENTS_CHANNEL, payload: this.db.notifyPayload([event]) });
+    await this.db.run((manager) => plainQuery(manager, sql, params));
+    this.db.committedAlone([event]);
+    return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
+  }
+
+  /** PostgreSQL: the guarded UPDATE and its NOTIFY as one statement; true when it matched. */
+  private async completeInOneStatement(operationId: string, reason: TerminalReason, now: string, error?: TerminalError, hold?: TerminalHold): Promise<boolean> {
+    const event: OperationEvent = { operationId, kind: 'status', status: 'completed' };
+    const { sql, params } = completeSql(
+      this.tables().operations,
+      {
+        operationId,
+        reason,
+        errorType: error?.type ?? null,
+        errorMessage: error?.message ?? null,
+        errorSummary: error?.summary ?? null,
+        // The completing process holds the terminal sequence for a while; after that, a reconciler may run it.
+        leaseOwner: hold?.owner ?? TERMINAL_HOOKS_OWNER,
+        leaseUntil: new Date(Date.parse(now) + (hold?.ms ?? TERMINAL_HOOKS_LEASE_MS)).toISOString(),
+        now,
+        ...(hold?.leaseOwner !== undefined ? { fencedBy: hold.leaseOwner } : {}),
+      },
+      { channel: OPERATION_EVENTS_CHANNEL, payload: this.db.notifyPayload([event]) },
+    );
+    const result = await this.db.run((manager) => plainQuery(manager, sql, params));
+    if (result.records.length !== 1) return false;
+    // The new version is not read back here: subscribers that need it read the operation.
+    this.db.committedAlone([event]);
+    return true;
+  }
+
+  private tables(): LifecycleTables {
+    const source = this.db.dataSource;
+    return (this.lifecycleTables ??= {
+      operations: qualifiedTable(source, 'agent_hooks_operations'),
+      callerHooks: qualifiedTable(source, 'agent_hooks_operation_hooks'),
+      messages: qualifiedTable(source, 'agent_hooks_messages'),
+    });
+  }
+
+  /** Built on first use: the DataSource's metadata exists once it is initialized. */
+  private columns(): LifecycleColumns {
+    const source = this.db.dataSource;
+    return (this.lifecycleColumns ??= {
+      operations: new EntityColumns(source, OperationEntity),
+      callerHooks: new EntityColumns(source, OperationCallerHookEntity),
+      messages: new EntityColumns(source, MessageEntity),
+    });
+  }
+
+  private async insert(manager: EntityManager, input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
+    const { operation: row, hooks } = this.rows(input);
+    const now = row.createdAt;
+    await manager.createQueryBuilder().insert().into(OperationEntity).values(insertValues(row)).updateEntity(false).execute();
+    if (hooks.length > 0) {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(OperationCallerHookEntity)
+        .values(hooks.map((hook) => insertValues(hook)))
+        .updateEntity(false)
+        .execute();
+    }
+    const messages = await insertMessagesFrom(manager, row.id, 1, [{ role: 'user', content: input.prompt }], now);
+    return { operation: toOperationRecord(row), messages };
+  }
+
+  /** The rows a new operation is: its own, its caller hooks in registration order, its prompt (message 1). */
+  private rows(input: CreateOperationInput): { operation: OperationEntity; hooks: OperationCallerHookEntity[]; messages: MessageEntity[] } {
     const now = nowIso(this.options);
     const row: OperationEntity = {
       id: input.id ?? randomUUID(),
@@ -231,6 +319,8 @@ export class OperationStore {
       status: 'running',
       reason: null,
       stepIndex: 0,
+      // The prompt is message 1.
+      messageSeq: 1,
       runContext: toStoredRunContext(input.runContext),
       inputTokens: 0,
       outputTokens: 0,
@@ -249,8 +339,8 @@ export class OperationStore {
       completedAt: null,
       terminalHooksAt: null,
       clientTools: input.clientTools && input.clientTools.length > 0 ? [...input.clientTools] : null,
+      traceContext: input.traceContext ?? null,
     };
-    await manager.createQueryBuilder().insert().into(OperationEntity).values(insertValues(row)).updateEntity(false).execute();
     const hooks = (input.callerHooks ?? []).map((hook, position): OperationCallerHookEntity => ({
       operationId: row.id,
       position,
@@ -259,16 +349,7 @@ export class OperationStore {
       matcher: hook.matcher ?? null,
       webhook: hook.webhook,
     }));
-    if (hooks.length > 0) {
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(OperationCallerHookEntity)
-        .values(hooks.map((hook) => insertValues(hook)))
-        .updateEntity(false)
-        .execute();
-    }
-    await insertMessages(manager, row.id, [{ role: 'user', content: input.prompt }], now);
-    return toOperationRecord(row);
+    return { operation: row, hooks, messages: [toMessageRow(row.id, 1, { role: 'user', content: input.prompt }, now)] };
   }
 }
+

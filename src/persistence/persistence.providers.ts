@@ -5,7 +5,6 @@
  * `ShutdownCoordinator` closes them last, in its order (G4).
  */
 import type { Provider } from '@nestjs/common';
-import { HOOK_OUTCOME_SINK } from '../hooks/hook-ports.js';
 import { OPERATION_EVENTS } from '../runtime/operation-events.port.js';
 import { OPERATION_LEASES } from '../runtime/operation-leases.port.js';
 import { OPERATION_READER } from '../runtime/operation-read.port.js';
@@ -27,8 +26,8 @@ export const PERSISTENCE_PROVIDERS: Provider[] = [
   { provide: OPERATION_EVENTS, useExisting: OperationEventsService },
   TypeOrmRuntimeStore,
   { provide: RUNTIME_STORE, useExisting: TypeOrmRuntimeStore },
+  // The hook timeline; the module hands it to the dispatcher behind the tracing sink (HOOK_OUTCOME_SINK).
   TimelineSink,
-  { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink },
   // SPEC G2 in every mode: the leases on running operations.
   TypeOrmOperationLeases,
   { provide: OPERATION_LEASES, useExisting: TypeOrmOperationLeases },

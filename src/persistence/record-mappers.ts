@@ -41,6 +41,7 @@ export function toOperationRecord(row: OperationEntity): OperationRecord {
     ['parentOperationId', 'threadId', 'parentToolCallId', 'ownerId', 'reason', 'errorType', 'errorMessage', 'errorSummary', 'idempotencyKey', 'idempotencyDigest', 'leaseOwner', 'leaseUntil', 'completedAt'],
   );
   if (row.clientTools !== null && row.clientTools !== undefined && row.clientTools.length > 0) record.clientTools = row.clientTools;
+  if (row.traceContext !== null && row.traceContext !== undefined) record.traceContext = row.traceContext;
   if (row.compactionGroupId !== null && row.compactionSummary !== null && row.compactedThroughSeq !== null) {
     record.compaction = { groupId: row.compactionGroupId, summary: row.compactionSummary, throughSeq: row.compactedThroughSeq };
   }

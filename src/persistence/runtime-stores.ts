@@ -16,6 +16,7 @@ import { OutcomeBatcher } from './outcome-batcher.js';
 import { OwedWorkStore } from './owed-work.store.js';
 import { RetentionStore } from './retention.store.js';
 import { StepCommitStore, type StepCommitFailpoints } from './step-commit.store.js';
+import { StepStateStore } from './step-state.store.js';
 import { StoreDatabase } from './store-database.js';
 import { ToolResultPlaceholderStore } from './tool-result-placeholder.store.js';
 
@@ -27,6 +28,8 @@ export interface RuntimeStores {
   callerHooks: CallerHookStore;
   messages: MessageStore;
   commits: StepCommitStore;
+  /** What a step begins with, kept from this process's own commits between steps. */
+  stepStates: StepStateStore;
   outcomes: HookOutcomeStore;
   /** Buffers hook outcomes into `outcomes`; closed (flushed) before the DataSource goes. */
   timeline: OutcomeBatcher;
@@ -54,6 +57,7 @@ export function createRuntimeStores(dataSource: DataSource, options: RuntimeStor
     callerHooks: new CallerHookStore(database),
     messages: new MessageStore(database),
     commits: new StepCommitStore(database, options.failpoints ? { failpoints: options.failpoints } : {}),
+    stepStates: new StepStateStore(database),
     outcomes,
     timeline: new OutcomeBatcher(outcomes),
     interventions: new InterventionStore(database),

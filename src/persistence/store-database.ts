@@ -42,7 +42,7 @@ export type StoreSource = StoreDatabase | DataSource;
 const bareDataSources = new WeakMap<DataSource, StoreDatabase>();
 
 /** NOTIFY payloads are limited to 8,000 bytes: a commit with more events is sent in several. */
-const EVENTS_PER_NOTIFY = 40;
+export const EVENTS_PER_NOTIFY = 40;
 
 export class StoreDatabase {
   readonly dialect: SqlDialect;
@@ -103,6 +103,20 @@ export class StoreDatabase {
    */
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.exclusive(() => work(this.dataSource.manager));
+  }
+
+  /**
+   * The events of a change committed by one statement that sent its own `pg_notify` (a step commit on
+   * PostgreSQL, step-commit.sql.ts): published to `committed$` here, as `transaction` does after its commit.
+   */
+  committedAlone(events: readonly OperationEvent[]): void {
+    this.emit(events);
+  }
+
+  /** The `pg_notify` payload of `events` (at most `EVENTS_PER_NOTIFY`) for a statement that notifies itself. */
+  notifyPayload(events: readonly OperationEvent[]): string {
+    const payload: NotifiedEvents = { origin: this.origin, events: [...events] };
+    return JSON.stringify(payload);
   }
 
   /** `"schema"."table"` for hand-written SQL. */

@@ -4,9 +4,10 @@
  */
 import { Injectable, Logger } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
-import type { OperationCount, OperationReadPort, TimelineRow } from '../runtime/operation-read.port.js';
+import type { OperationCount, OperationListQuery, OperationReadPort, OperationSummary, TimelineRow } from '../runtime/operation-read.port.js';
 import type { StoredIntervention, StoredMessage, StoredOperation } from '../runtime/runtime-store.port.js';
 import { OperationEntity } from './entities/operation.entity.js';
+import { listOperations } from './operation-list.query.js';
 import { RuntimeDatabase } from './runtime-database.js';
 
 interface StatusCountRow {
@@ -27,6 +28,10 @@ export class TypeOrmOperationReads implements OperationReadPort {
 
   async pendingInterventions(operationId: string): Promise<StoredIntervention[]> {
     return (await this.database.stores()).interventions.listPending(operationId);
+  }
+
+  async listOperations(query: OperationListQuery): Promise<OperationSummary[]> {
+    return listOperations((await this.database.stores()).database, query);
   }
 
   async messages(operationId: string, afterSeq = 0): Promise<StoredMessage[]> {

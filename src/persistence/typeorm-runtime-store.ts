@@ -32,13 +32,24 @@ import type { PublishDeferredResult } from './operation-wait.store.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import { RuntimeDatabase } from './runtime-database.js';
 
+/** Operations known to have no caller hooks (they are written with the operation and never change). */
+const REMEMBERED_WITHOUT_HOOKS = 10_000;
+
 @Injectable()
 export class TypeOrmRuntimeStore implements RuntimeStore {
+  /** Insertion-ordered, so the oldest goes first once full. */
+  private readonly withoutCallerHooks = new Set<string>();
+
   constructor(private readonly database: RuntimeDatabase) {}
 
   async createOperation(input: NewOperation): Promise<StoredOperation> {
-    const { operations } = await this.database.stores();
-    return (await operations.create(input)).operation;
+    const { operations, stepStates } = await this.database.stores();
+    const created = await operations.create(input);
+    if (created.created) {
+      if (created.messages) stepStates.created(created.operation, created.messages);
+      if ((input.callerHooks ?? []).length === 0) this.rememberWithoutHooks(created.operation.id);
+    }
+    return created.operation;
   }
 
   async getOperation(id: string): Promise<StoredOperation | null> {
@@ -50,8 +61,16 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await this.database.stores()).operations.completedAmong(operationIds);
   }
 
+  /** Every step of a process that did not register them asks: "none" is remembered instead of read each time. */
   async callerHooks(operationId: string): Promise<StoredCallerHook[]> {
-    return (await this.database.stores()).callerHooks.list(operationId);
+    if (this.withoutCallerHooks.has(operationId)) return [];
+    const hooks = await (await this.database.stores()).callerHooks.list(operationId);
+    if (hooks.length === 0) this.rememberWithoutHooks(operationId);
+    return hooks;
+  }
+
+  async stepState(operationId: string, leaseOwner?: string): Promise<{ operation: StoredOperation; messages: StoredMessage[] } | null> {
+    return (await this.database.stores()).stepStates.read(operationId, leaseOwner);
   }
 
   async messages(operationId: string): Promise<StoredMessage[]> {
@@ -65,19 +84,29 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     patch: StepPatch,
     leaseOwner?: string,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }> {
-    const { commits } = await this.database.stores();
-    const result = await notFoundAsUnknown(commits.commit({
-      operationId,
-      expectedVersion,
-      messages: message ? [message] : [],
-      patch,
-      ...(leaseOwner !== undefined ? { leaseOwner } : {}),
-    }));
+    const { commits, stepStates } = await this.database.stores();
+    const base = stepStates.known(operationId, expectedVersion);
+    const result = await notFoundAsUnknown(
+      commits.commit({
+        operationId,
+        expectedVersion,
+        messages: message ? [message] : [],
+        patch,
+        ...(leaseOwner !== undefined ? { leaseOwner } : {}),
+        ...(base ? { base } : {}),
+      }),
+    ).catch((error: unknown) => {
+      stepStates.forget(operationId);
+      throw error;
+    });
+    stepStates.committed(operationId, expectedVersion, result, leaseOwner);
     return { operation: result.operation, ...(result.messages[0] ? { message: result.messages[0] } : {}) };
   }
 
   async complete(operationId: string, reason: TerminalReason, error?: { type: string; summary?: string }, hold?: TerminalHold): Promise<boolean> {
-    return (await this.database.stores()).operations.complete(operationId, reason, error, hold);
+    const { operations, stepStates } = await this.database.stores();
+    stepStates.forget(operationId); // no step follows
+    return operations.complete(operationId, reason, error, hold);
   }
 
   async markTerminalHooksDone(operationId: string): Promise<void> {
@@ -101,7 +130,9 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   }
 
   async pause(operationId: string): Promise<boolean> {
-    return notFoundAsUnknown((await this.database.stores()).waits.pause(operationId));
+    const { waits, stepStates } = await this.database.stores();
+    stepStates.forget(operationId); // it may wait long, and resume anywhere
+    return notFoundAsUnknown(waits.pause(operationId));
   }
 
   async claim(operationId: string, toolCallId: string, claimant: string): Promise<boolean> {
@@ -148,6 +179,11 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
 
   async releaseNotification(id: string, owner: string): Promise<void> {
     await (await this.database.stores()).owed.release(id, owner);
+  }
+
+  private rememberWithoutHooks(operationId: string): void {
+    this.withoutCallerHooks.add(operationId);
+    if (this.withoutCallerHooks.size > REMEMBERED_WITHOUT_HOOKS) this.withoutCallerHooks.delete(this.withoutCallerHooks.values().next().value!);
   }
 }
 

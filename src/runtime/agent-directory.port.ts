@@ -10,6 +10,8 @@ export interface AgentLimits {
 export interface ResolvedAgent {
   id: string;
   model: ChatModel;
+  /** What traces name the model (SPEC O1): `gen_ai.request.model` and `gen_ai.provider.name`. */
+  modelInfo?: { name: string; provider: string };
   instructions?: string;
   /** Globs over `identifier/apiName` or `mcp:<server>`. */
   tools: readonly string[];

@@ -5,6 +5,7 @@
  * with the operation in the step's transaction → `afterCompact`. Any failure → `onCompactError`, and the run
  * goes on uncompacted. The published conversation is never rewritten: readers of history see every message.
  */
+import { TracedModelCalls } from './traced-model-calls.js';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AgentEventBase } from '../hooks/agent-events.js';
@@ -31,6 +32,8 @@ export class Compactor {
   constructor(
     private readonly dispatcher: HookDispatcher,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
+    /** The summary call is a model call like any other: a `chat` span (SPEC O1). */
+    private readonly modelCalls: TracedModelCalls,
   ) {}
 
   /** The operation after a compaction, or as it was. */
@@ -48,13 +51,11 @@ export class Compactor {
     let compacted: StoredOperation;
     let summary: string;
     try {
-      const response = await agent.model.complete({
-        messages: chat,
-        tools: [],
-        prompt: messages.find((m) => m.role === 'user')?.content ?? '',
-        signal: dispatchOptions.signal,
-        purpose: 'summary',
-      });
+      const response = await this.modelCalls.complete(
+        agent,
+        { messages: chat, tools: [], prompt: messages.find((m) => m.role === 'user')?.content ?? '', signal: dispatchOptions.signal, purpose: 'summary' },
+        operation.id,
+      );
       summary = response.content;
       if (summary.trim() === '') throw new ModelError('invalid_response', 'the model returned an empty summary');
       const compaction = { groupId: randomUUID(), summary, throughSeq: last.seq };

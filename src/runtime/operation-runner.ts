@@ -75,6 +75,10 @@ import { claimantId } from './claimant-ids.js';
 import { DeferredResults, type GoOn } from './deferred-results.js';
 import type { ClientToolDeclaration } from './tools/client-tools.js';
 import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
+import { AgentTracer } from '../tracing/agent-tracer.js';
+import { OURS } from '../tracing/gen-ai-attributes.js';
+
+const OPERATION_REASON = OURS.reason;
 
 export interface ExecAgentInput {
   agentId: string;
@@ -135,6 +139,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     private readonly notifier: InterventionNotifier,
     private readonly terminal: TerminalSequence,
     private readonly deferred: DeferredResults,
+    private readonly tracer: AgentTracer,
     /** Who runs the steps: this process under the lease (local mode) or any queue worker (queue mode). */
     @Inject(STEP_SCHEDULER) private readonly scheduler: StepScheduler,
   ) {}
@@ -171,6 +176,9 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
       ...(input.context?.authContext ? { authContext: input.context.authContext } : {}),
       metadata: { ...(input.context?.metadata ?? {}) },
     });
+    // SPEC O1, O3: `invoke_agent` under the caller's context (an inbound traceparent, a parent's tool call);
+    // its context is stored, so every later step joins this trace wherever it runs.
+    const traced = this.tracer.startOperation(input.agentId, operationId);
     let stored;
     try {
       stored = await this.store.createOperation({
@@ -184,12 +192,16 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
         ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
         ...(input.idempotencyKey !== undefined && input.idempotencyDigest !== undefined ? { idempotencyDigest: input.idempotencyDigest } : {}),
         ...(clientTools.length > 0 ? { clientTools } : {}),
+        ...(traced.stored ? { traceContext: traced.stored } : {}),
       });
     } catch (error) {
       this.registry.unregister(operationId);
+      traced.span.fail(errorType(error));
+      traced.span.end();
       throw error;
     }
     if (stored.id !== operationId) {
+      traced.span.end();
       // The idempotency key named an existing operation: answer with it, start nothing new.
       this.registry.unregister(operationId);
       // G8: unless it was created from another request (both digests known and different).
@@ -202,7 +214,12 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     }
     const live = new LiveOperation(runContext);
     this.live.add(operationId, live);
-    this.scheduler.begin(operationId, live, this);
+    // The span lasts while the operation is live here; steps elsewhere or later are its children all the same.
+    live.done.then(
+      (result) => traced.span.set({ [OPERATION_REASON]: result.reason }),
+      () => undefined,
+    ).finally(() => traced.span.end());
+    this.tracer.within(traced.span, () => this.scheduler.begin(operationId, live, this));
     return { operationId, done: live.done, live };
   }
 
@@ -304,11 +321,14 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     // Held from the commit on, so a slow notification does not let a reconciler run the sequence too.
     const holding = decided.completed ? this.leases.holdTerminal(operationId, holder) : undefined;
     // A step of this process still running (the decision landed before it paused) stops at its next commit.
-    try {
-      await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, options.reason);
-    } finally {
-      await this.afterTransition(operationId, live, 'interrupted', undefined, decided.completed ? holder : undefined, holding);
-    }
+    // The notification and the terminal sequence belong to the operation's trace (O3), not the decider's.
+    await this.tracer.inOperation(operation.traceContext, async () => {
+      try {
+        await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, options.reason);
+      } finally {
+        await this.afterTransition(operationId, live, 'interrupted', undefined, decided.completed ? holder : undefined, holding);
+      }
+    });
   }
 
   /**
@@ -432,10 +452,10 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
    * then the notification; then the step, under that lease. The decision is committed: a failing hook (a
    * `fallback: 'none'` delivery) must not leave the run stuck — it goes on, and the error reaches the caller.
    */
-  private async notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, extra: { rejectionReason?: string }): Promise<void> {
+  private notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, extra: { rejectionReason?: string }): Promise<void> {
     const notify = () => this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, extra.rejectionReason);
-    if (decided.resumed) await this.scheduler.goOnAfter(notify, operation.id, live, this);
-    else await notify();
+    // In the operation's trace (O3): the notification's traceparent and the steps it lets go on.
+    return this.tracer.inOperation(operation.traceContext, () => (decided.resumed ? this.scheduler.goOnAfter(notify, operation.id, live, this) : notify()));
   }
 
   /** Who claims owed notifications from this process. */

@@ -16,6 +16,7 @@ import { LiveOperation } from './live-operation.js';
 import { LiveOperations } from './live-operations.js';
 import { resultOf } from './operation-result.js';
 import { OperationRunner } from './operation-runner.js';
+import { AgentTracer } from '../tracing/agent-tracer.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 import { restoredContext } from './run-context-snapshot.js';
 import { RunFailedError } from './runtime-errors.js';
@@ -44,6 +45,8 @@ export class OwedWork {
     private readonly live: LiveOperations,
     private readonly shutdown: StepDrain,
     private readonly runner: OperationRunner,
+    /** What a dead process owed still belongs to its operation's trace (SPEC O3). */
+    private readonly tracer: AgentTracer,
   ) {}
 
   /**
@@ -65,7 +68,7 @@ export class OwedWork {
       try {
         await this.executor.restoreCallerHooks(operation.id);
         const at = item ? { ...operation, stepIndex: item.stepIndex } : operation;
-        await this.notifier.notify(at, restoredContext(operation.id, operation.runContext), notification, item?.decisionReason);
+        await this.tracer.inOperation(operation.traceContext, () => this.notifier.notify(at, restoredContext(operation.id, operation.runContext), notification, item?.decisionReason));
         await this.store.markNotificationDelivered(notification.id);
         delivered++;
       } catch (error) {
@@ -141,7 +144,7 @@ export class OwedWork {
       const restoredHere = !this.registry.hasCallerHooks(operation.id);
       try {
         await this.executor.restoreCallerHooks(operation.id);
-        await this.terminal.hooks(operation.id, live, reason, error);
+        await this.tracer.inOperation(operation.traceContext, () => this.terminal.hooks(operation.id, live, reason, error));
       } catch (failure) {
         this.logger.warn(`owed terminal hooks of ${operation.id} failed (${errorType(failure)})`);
       } finally {

@@ -49,6 +49,8 @@ export interface StoredOperation {
   idempotencyDigest?: string;
   /** The client tools its caller declared (`execAgent({ clientTools })`), validated before they were stored. */
   clientTools?: ClientToolDeclaration[];
+  /** SPEC O3: the W3C trace context of its `invoke_agent` span, when a tracer recorded one. */
+  traceContext?: StoredTraceContext;
   version: number;
 }
 
@@ -107,6 +109,13 @@ export interface NewOperation {
   /** With `idempotencyKey`: a digest of the request, stored so a retry with another request is refused (G8). */
   idempotencyDigest?: string;
   clientTools?: ClientToolDeclaration[];
+  traceContext?: StoredTraceContext;
+}
+
+/** W3C trace context, as stored with an operation (SPEC O3): no baggage, nothing secret. */
+export interface StoredTraceContext {
+  traceparent: string;
+  tracestate?: string;
 }
 
 export type InterventionKind = 'approval' | 'deferred';
@@ -230,6 +239,14 @@ export interface RuntimeStore {
   completedAmong(operationIds: readonly string[]): Promise<string[]>;
   callerHooks(operationId: string): Promise<StoredCallerHook[]>;
   messages(operationId: string): Promise<StoredMessage[]>;
+  /**
+   * What a step begins with: the operation and its conversation as committed now (null: no such operation).
+   * An implementation may answer from what this process committed last (issue 14: no reload of what the
+   * step before just wrote) after checking that nobody changed either since — or without checking when
+   * that commit was fenced by `leaseOwner`, the step's own lease: held since, so no other step ran, and a
+   * commit's version check refuses whatever else wrote meanwhile.
+   */
+  stepState(operationId: string, leaseOwner?: string): Promise<{ operation: StoredOperation; messages: StoredMessage[] } | null>;
   /** Appends a message and applies `patch` to the operation in one transaction, if its version still matches. */
   commit(
     operationId: string,

@@ -20,6 +20,9 @@ import { WAITING, type StepContext, type StepResult } from './step-context.js';
 import { ToolCallRunner, type ToolCallInput } from './tool-call.runner.js';
 import { isAgentCall } from './tools/agent-call.tool.js';
 import { ToolError, type ToolDefinition } from './tools/tool-types.js';
+import { AgentTracer } from '../tracing/agent-tracer.js';
+import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
+import { TOOL_NOT_AVAILABLE } from './tools/unavailable-tool.js';
 
 /** A call's route in this step: the router's, or `unavailable` for a tool the agent was not offered (G1). */
 type StepRoute = CallRoute | 'unavailable';
@@ -37,6 +40,11 @@ export interface CallPlan {
   readonly published: ReadonlySet<string | undefined>;
   /** The operation's approvals and deferred placeholders, by tool call id (read only when a call may have one). */
   readonly interventions: ReadonlyMap<string, StoredIntervention>;
+  /**
+   * No call has an approval, a deferred result or a child: every result is published by this step's own
+   * commits (appended to `step.messages`) or was before it began — `afterStep` needs no read-back.
+   */
+  readonly resultsHere: boolean;
 }
 
 /**
@@ -55,6 +63,7 @@ export class StepCalls {
     private readonly tools: ToolCallRunner,
     private readonly router: CallRouter,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
+    private readonly tracer: AgentTracer,
   ) {}
 
   /**
@@ -68,13 +77,35 @@ export class StepCalls {
     const tools = calls.map((call) => step.offer.get(call.identifier, call.apiName));
     const routes = calls.map((call, i): StepRoute => (tools[i] ? this.router.route(step.agent, tools[i], call) : 'unavailable'));
     const agentCalls = tools.map((tool) => isAgentCall(tool));
-    const interventions =
-      routes.some((r) => r === 'approval' || r === 'deferred') || agentCalls.some(Boolean) ? byToolCall(await this.store.interventions(step.operationId)) : NO_INTERVENTIONS;
-    return { assistant, calls, routes, tools, agentCalls, published, interventions };
+    const resultsHere = !routes.some((r) => r === 'approval' || r === 'deferred') && !agentCalls.some(Boolean);
+    const interventions = resultsHere ? NO_INTERVENTIONS : byToolCall(await this.store.interventions(step.operationId));
+    return { assistant, calls, routes, tools, agentCalls, published, interventions, resultsHere };
   }
 
-  /** Runs call `callIndex` of the step by its route (DESIGN §3, steps 1–8 for the calls that execute). */
-  async run(step: StepContext, plan: CallPlan, callIndex: number): Promise<CallOutcome> {
+  /**
+   * Runs call `callIndex` of the step by its route (DESIGN §3, steps 1–8 for the calls that execute), as an
+   * `execute_tool <identifier/apiName>` span (SPEC O1) whose outcome is what the call published.
+   */
+  run(step: StepContext, plan: CallPlan, callIndex: number): Promise<CallOutcome> {
+    const call = plan.calls[callIndex]!;
+    const name = `${call.identifier}/${call.apiName}`;
+    const attributes = {
+      [GEN_AI.operationName]: 'execute_tool',
+      [GEN_AI.toolName]: name,
+      [GEN_AI.toolCallId]: call.id,
+      [GEN_AI.toolType]: plan.tools[callIndex]?.source === 'mcp' ? 'extension' : 'function',
+      [OURS.operationId]: step.operationId,
+      ...(this.tracer.captureContent ? { [GEN_AI.toolCallArguments]: JSON.stringify(call.args) } : {}),
+    };
+    return this.tracer.span(`execute_tool ${name}`, 'internal', attributes, async (span) => {
+      const outcome = await this.route(step, plan, callIndex);
+      // Waiting for a decision, a deferred result or a child: no outcome yet.
+      if (outcome === 'awaiting' || (typeof outcome === 'object' && outcome.end !== undefined && 'waiting' in outcome.end)) span.set({ [OURS.toolOutcome]: 'pending' });
+      return outcome;
+    });
+  }
+
+  private async route(step: StepContext, plan: CallPlan, callIndex: number): Promise<CallOutcome> {
     const input = toolCallInput(step, plan, callIndex);
     const route = plan.routes[callIndex]!;
     if (route === 'unavailable') return this.publish(step, (await this.tools.unavailable(input)).message);
@@ -87,6 +118,7 @@ export class StepCalls {
     if (route === 'deferred') return this.deferredCall(step, input, item);
     return this.runHere(step, input);
   }
+
 
   /**
    * An approval call before it may run: no decision yet — the step pauses (or runs again when everything
@@ -192,15 +224,21 @@ export class StepCalls {
   private async runHere(step: StepContext, input: ToolCallInput): Promise<CallOutcome> {
     const outcome = await this.tools.run(input);
     // P1: the result is written only now, after result control; message and state change are one transaction.
-    return this.publish(step, outcome.message);
+    return this.publish(step, outcome.message, outcome.mocked === true);
   }
 
-  private async publish(step: StepContext, message: NewMessage): Promise<'done'> {
+  private async publish(step: StepContext, message: NewMessage, mocked = false): Promise<'done'> {
     const { operation, leaseOwner } = step;
+    this.tracer.annotate({
+      [OURS.toolOutcome]: toolOutcome(message, mocked),
+      ...(this.tracer.captureContent ? { [GEN_AI.toolCallResult]: message.content } : {}),
+    });
     // Queue mode: the timeline of the hooks that decided this result is written first, so a worker killed
     // right after the publish leaves no published result without its timeline.
     if (leaseOwner !== undefined) await this.store.flushTimeline();
-    step.operation = (await this.store.commit(operation.id, operation.version, message, {}, leaseOwner)).operation;
+    const committed = await this.store.commit(operation.id, operation.version, message, {}, leaseOwner);
+    step.operation = committed.operation;
+    if (committed.message) step.messages.push(committed.message);
     return 'done';
   }
 }
@@ -222,6 +260,7 @@ function toolCallInput(step: StepContext, plan: CallPlan, callIndex: number): To
     runContext,
     signal,
     ...(tool ? { tool } : {}),
+    environment: step.dispatchOptions.environment,
   };
 }
 
@@ -229,4 +268,14 @@ const NO_INTERVENTIONS: ReadonlyMap<string, StoredIntervention> = new Map();
 
 function byToolCall(items: readonly StoredIntervention[]): ReadonlyMap<string, StoredIntervention> {
   return new Map(items.map((item) => [item.toolCallId, item]));
+}
+
+/** SPEC O1: a call's outcome on its span, from what it published. */
+function toolOutcome(message: NewMessage, mocked: boolean): string {
+  if (message.error === 'hook_denied') return 'denied';
+  if (message.error === 'hook_control_error') return 'control_error';
+  const state = message.state as { error?: { type?: unknown } } | undefined;
+  if (state?.error?.type === TOOL_NOT_AVAILABLE) return 'tool_not_available';
+  if (message.success === false) return 'error';
+  return mocked ? 'mocked' : 'ok';
 }

@@ -5,6 +5,7 @@
  */
 import type { AgentEventBase, TerminalReason } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
+import type { EnvironmentHooks } from '../hooks/hook-ports.js';
 import type { ResolvedAgent } from './agent-directory.port.js';
 import type { StoredMessage, StoredOperation } from './runtime-store.port.js';
 import type { SubAgents } from './sub-agent.port.js';
@@ -19,6 +20,8 @@ export interface StepDispatchOptions {
   operationId: string;
   runContext: RunContext;
   signal: AbortSignal;
+  /** The environment hooks as read when the step began (L1: every step, so every resume, reads them anew). */
+  environment: EnvironmentHooks;
 }
 
 export interface StepContext {

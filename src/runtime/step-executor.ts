@@ -23,6 +23,8 @@ import { StepCalls, type CallPlan } from './step-calls.js';
 import { WAITING, type StepContext, type StepResult } from './step-context.js';
 import type { SubAgents } from './sub-agent.port.js';
 import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
+import { TracedModelCalls } from './traced-model-calls.js';
+import { AgentTracer } from '../tracing/agent-tracer.js';
 
 export type { StepResult } from './step-context.js';
 
@@ -60,13 +62,19 @@ export class StepExecutor {
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
+    private readonly modelCalls: TracedModelCalls,
+    private readonly tracer: AgentTracer,
   ) {}
 
   /** DESIGN §3, one step: `beforeStep` → model call → tool calls in `callIndex` order → `afterStep`. */
   async step(input: StepInput): Promise<StepResult> {
     const begun = await this.begin(input);
     if ('end' in begun) return begun.end;
-    const { step } = begun;
+    // SPEC O3: the step's spans join the operation's trace, whichever process runs it and however late.
+    return this.tracer.inStep(begun.step.operation, () => this.run(begun.step));
+  }
+
+  private async run(step: StepContext): Promise<StepResult> {
     const answer = await this.answerOrResume(step);
     const plan = await this.calls.plan(step, answer);
     let awaitingDeferred = false;
@@ -88,7 +96,10 @@ export class StepExecutor {
    */
   private async begin({ operationId, runContext, signal, leaseOwner, stopping, subAgents }: StepInput): Promise<{ step: StepContext } | { end: StepResult }> {
     const halted = () => signal.aborted || stopping?.aborted === true;
-    const operation = await this.load(operationId);
+    // The operation and the conversation together: what this process committed last, unless someone moved either since.
+    const state = await this.store.stepState(operationId, leaseOwner);
+    if (!state) throw new Error(`operation ${operationId} does not exist`);
+    const { operation, messages } = state;
     if (operation.status === 'completed') return { end: { terminal: operation.reason ?? 'done' } };
     if (operation.status === 'waiting') return { end: WAITING };
     if (halted()) return { end: INTERRUPTED };
@@ -99,7 +110,6 @@ export class StepExecutor {
 
     await this.restoreCallerHooks(operationId);
     const offer = await this.catalog.offer(agent.tools, operation.clientTools);
-    const messages = await this.store.messages(operationId);
     const userId = runContext.userId;
     const step: StepContext = {
       operationId,
@@ -109,7 +119,8 @@ export class StepExecutor {
       agent,
       offer,
       messages,
-      dispatchOptions: { operationId, runContext, signal },
+      // One read of the environment for the whole step (L1), not one per dispatch.
+      dispatchOptions: { operationId, runContext, signal, environment: this.dispatcher.environmentSnapshot() },
       subAgents,
       operation,
       base: () => agentEventBase({ ...step.operation, operationId, ...(userId ? { userId } : {}) }),
@@ -128,15 +139,16 @@ export class StepExecutor {
     const { agent, messages, leaseOwner, dispatchOptions } = step;
     await this.dispatcher.dispatch('beforeStep', { ...step.base(), type: 'beforeStep' }, dispatchOptions);
     step.operation = await this.compactor.compactIfNeeded({ operation: step.operation, messages, agent, base: step.base(), dispatchOptions, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
-    const response = await agent.model.complete({
+    const request = {
       messages: toChat(messages, agent, step.operation.compaction),
       tools: step.offer.tools.map(({ identifier, apiName, description, parameters }) => ({ identifier, apiName, description, parameters })),
       prompt: messages.find((m) => m.role === 'user')?.content ?? '',
       turn: messages.filter((m) => m.role === 'assistant').length,
       lastToolResult: messages.findLast((m) => m.role === 'tool')?.content ?? '',
       signal: step.signal,
-      purpose: 'step',
-    });
+      purpose: 'step' as const,
+    };
+    const response = await this.modelCalls.complete(agent, request, step.operationId);
     // A provider's id is kept when it fits the id columns; an empty, over-long or odd one is replaced.
     const toolCalls = response.toolCalls.map((call) => ({ ...call, id: usableCallId(call.id) ? call.id : `call_${randomUUID()}` }));
     const committed = await this.commit(
@@ -157,8 +169,9 @@ export class StepExecutor {
   }
 
   /** `afterStep` with what each call published, then the step's commit: `done` when the model called no tool. */
-  private async finish(step: StepContext, { assistant, calls }: CallPlan): Promise<StepResult> {
-    const answered = await this.results(step.operationId, calls);
+  private async finish(step: StepContext, { assistant, calls, resultsHere }: CallPlan): Promise<StepResult> {
+    // Every result published by this step's own commits: they are in `step.messages` (none read back).
+    const answered = resultsOf(resultsHere ? step.messages : await this.store.messages(step.operationId), calls);
     await this.dispatcher.dispatch(
       'afterStep',
       {
@@ -175,19 +188,6 @@ export class StepExecutor {
     if (calls.length === 0) return { terminal: 'done' };
     if (step.halted()) return INTERRUPTED;
     return undefined;
-  }
-
-  /** What each call of the step published, read back (some were published by a resume or a deferred completion). */
-  private async results(operationId: string, calls: readonly ModelToolCall[]): Promise<ToolResultSummary[]> {
-    if (calls.length === 0) return [];
-    const byCall = new Map((await this.store.messages(operationId)).filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m]));
-    return calls.flatMap((call) => {
-      const message = byCall.get(call.id);
-      if (!message) return [];
-      // Stored with the message; a row written before the outcome was stored falls back to the old guess.
-      const success = message.success ?? (!message.error && !message.content.startsWith('Error: ') && !isHumanRejection(message));
-      return [{ toolCallId: call.id, success, ...(message.error ? { error: message.error } : {}) }];
-    });
   }
 
   /** One of the step's own commits (its answer, its end), fenced by the lease in queue mode. */
@@ -218,6 +218,19 @@ export class StepExecutor {
     if (!operation) throw new Error(`operation ${operationId} does not exist`);
     return operation;
   }
+}
+
+/** What each call of the step published, from the conversation (some were published by a resume or a deferred completion). */
+function resultsOf(messages: readonly StoredMessage[], calls: readonly ModelToolCall[]): ToolResultSummary[] {
+  if (calls.length === 0) return [];
+  const byCall = new Map(messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m]));
+  return calls.flatMap((call) => {
+    const message = byCall.get(call.id);
+    if (!message) return [];
+    // Stored with the message; a row written before the outcome was stored falls back to the old guess.
+    const success = message.success ?? (!message.error && !message.content.startsWith('Error: ') && !isHumanRejection(message));
+    return [{ toolCallId: call.id, success, ...(message.error ? { error: message.error } : {}) }];
+  });
 }
 
 /**

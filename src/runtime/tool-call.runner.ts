@@ -10,6 +10,7 @@ import type { AfterToolCallEvent, ToolCallHookContext, ToolResult } from '../hoo
 import type { RunContext, ToolRequestContext } from '../hooks/contexts.js';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
+import type { EnvironmentHooks } from '../hooks/hook-ports.js';
 import { agentEventBase } from './agent-event-base.js';
 import { deniedToolResult, hookVerdictState, type DeniedVerdict } from '../hooks/tool-verdict.js';
 import type { ModelToolCall } from './models/chat-model.js';
@@ -36,6 +37,8 @@ export interface ToolCallInput {
   signal: AbortSignal;
   /** The offered tool of this call (G1), found once by the step; a call without one never runs. */
   tool?: ToolDefinition;
+  /** The step's read of the environment hooks (L1); without it (a deferred completion) each dispatch reads it. */
+  environment?: EnvironmentHooks;
 }
 
 /** What one call needs through its chain, built once. */
@@ -44,7 +47,7 @@ interface Chain {
   request: ToolRequestContext;
   context: ToolCallHookContext;
   base: ReturnType<typeof agentEventBase>;
-  dispatchOptions: { operationId: string; runContext: RunContext; signal: AbortSignal };
+  dispatchOptions: { operationId: string; runContext: RunContext; signal: AbortSignal; environment?: EnvironmentHooks };
 }
 
 /** A deferred call the before-chain let through: it is handed to the outside executor, not run here. */
@@ -57,6 +60,8 @@ export interface ToolCallOutcome {
   message: NewMessage;
   success: boolean;
   error?: ToolMessageError;
+  /** A before-hook mocked the call and the after-controls let its result through (a span's outcome, SPEC O1). */
+  mocked?: true;
 }
 
 @Injectable()
@@ -185,7 +190,7 @@ export class ToolCallRunner {
 
     if (verdict.outcome !== 'allowed') return this.outcome(input, verdict.reason, verdict);
     const success = result.success !== false;
-    return { message: this.toolMessage(input, result.content, success, result.state), success };
+    return { message: this.toolMessage(input, result.content, success, result.state), success, ...(mocked ? { mocked: true as const } : {}) };
   }
 
   /** Step 4: the sanitized engine context, then the agent event. */
@@ -196,13 +201,13 @@ export class ToolCallRunner {
   }
 
   private chainOf(input: ToolCallInput, tool: ToolDefinition | undefined): Chain {
-    const { call, operationId, runContext, signal } = input;
+    const { call, operationId, runContext, signal, environment } = input;
     return {
       input,
       request: buildToolRequestContext({ runId: runContext.runId, toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, ...(tool ? { tool } : {}) }),
       context: this.toolContext(input, tool),
       base: agentEventBase(input),
-      dispatchOptions: { operationId, runContext, signal },
+      dispatchOptions: { operationId, runContext, signal, ...(environment ? { environment } : {}) },
     };
   }
 

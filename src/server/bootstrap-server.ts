@@ -13,6 +13,8 @@ import { serverApiOptionsFromEnvironment } from './api/server-api.options.js';
 import { ServerModule } from './server.module.js';
 import { JsonLogger } from './ops/json-logger.js';
 import { requestLog } from './ops/request-log.middleware.js';
+import { incomingTrace } from './api/incoming-trace.middleware.js';
+import { AgentTracer } from '../tracing/agent-tracer.js';
 import { RetentionScheduler, type RetentionSchedule } from './ops/retention-scheduler.js';
 
 export interface ServeOptions extends AgentHooksModuleOptions {
@@ -48,6 +50,8 @@ export async function bootstrapServer(options: ServeOptions): Promise<INestAppli
   // No framework banner in responses.
   app.disable('x-powered-by');
   useJsonBody(app);
+  // After the body parser: the handler runs in the caller's trace context (O2).
+  app.use(incomingTrace(app.get(AgentTracer)));
   setupOpenApi(app);
   // Open the database and run migrations before serving (DESIGN §5: migrations run at start).
   await app.get(RuntimeDatabase).stores();

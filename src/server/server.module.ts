@@ -5,6 +5,7 @@ import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
 import { API_CONTROLLERS, apiProviders } from './api/api.providers.js';
 import { serverApiOptionsFromEnvironment, type ServerApiOptions } from './api/server-api.options.js';
 import { ClockTools } from './clock.tools.js';
+import { CONSOLE_CONTROLLERS, consoleProviders } from './console/console.providers.js';
 import { HealthController } from './health.controller.js';
 import { OpsModule } from './ops/ops.module.js';
 import { DEFAULT_REDIS_URL } from '../queue/queue-connection.js';
@@ -24,9 +25,9 @@ export class ServerModule {
         // In queue mode /readyz also pings the queue's Redis.
         OpsModule.forRoot(agentHooks, options.mode === 'queue' ? { redis: options.redis ?? DEFAULT_REDIS_URL } : {}),
       ],
-      controllers: [HealthController, ...API_CONTROLLERS],
+      controllers: [HealthController, ...API_CONTROLLERS, ...CONSOLE_CONTROLLERS],
       // The built-in tool the offline quickstart config uses.
-      providers: [ClockTools, ...apiProviders(api)],
+      providers: [ClockTools, ...apiProviders(api), ...consoleProviders],
     };
   }
 }

@@ -7,7 +7,7 @@
 import type { RegisteredHook } from '../hooks/registered-hook.js';
 import { HookConfigurationError } from '../hooks/hook-errors.js';
 import { AGENT_HOOK_POINTS, type AgentHookPoint, type HookPoint } from '../hooks/hook-points.js';
-import type { EnvironmentHookSource } from '../hooks/hook-ports.js';
+import type { EnvironmentHooks, EnvironmentHookSource } from '../hooks/hook-ports.js';
 import { ENVIRONMENT_HOOK_ID_PREFIX } from './environment-hook-id.js';
 import { validateWebhookHook } from './webhook-config.schema.js';
 import { APP_URL_ENV, resolveWebhookUrl } from './webhook-url.js';
@@ -145,43 +145,62 @@ function cacheKey(env: NodeJS.ProcessEnv, appUrl: string | undefined): string {
   ]);
 }
 
-type Parsed =
-  | { readonly key: string; readonly byPoint: ReadonlyMap<HookPoint, readonly RegisteredHook[]> }
-  | { readonly key: string; readonly error: string };
+/** One parse of the variables: the hooks by point, or the configuration error every agent point throws. */
+class ParsedEnvironment implements EnvironmentHooks {
+  constructor(
+    readonly key: string,
+    private readonly byPoint: ReadonlyMap<HookPoint, readonly RegisteredHook[]>,
+    private readonly error: string | undefined,
+  ) {}
+
+  hooksFor(point: HookPoint): readonly RegisteredHook[] {
+    if (typeof point !== 'string' || !isAgentPoint(point)) return NONE;
+    // A fresh error per call: each throw gets the caller's stack.
+    if (this.error !== undefined) throw new HookConfigurationError(this.error);
+    return this.byPoint.get(point) ?? NONE;
+  }
+}
+
+/** No `AGENT_HOOK_WEBHOOK_URL`: no environment hooks, whatever else is set. */
+const NO_HOOKS: EnvironmentHooks = Object.freeze({ hooksFor: (): readonly RegisteredHook[] => NONE });
 
 /**
  * The `EnvironmentHookSource` (L1): reads the current `process.env` on every call, so hooks added, changed
  * or removed between two dispatches (also across approval or deferred completion) are seen at once. Parsing
- * is memoized on the variables' exact values, in memory only.
+ * is memoized on the variables' exact values, in memory only. `snapshot()` is the same read, taken once for
+ * a whole step.
  *
  * Invalid settings throw on every call instead of yielding no hooks: an operator who configured a control
  * must never get a silently disabled one (fail-closed). Engine-family points never have environment hooks
  * and are answered without reading the environment.
  */
 export class EnvironmentWebhookSource implements EnvironmentHookSource {
-  private parsed: Parsed | undefined;
+  private parsed: ParsedEnvironment | undefined;
 
   constructor(private readonly options: EnvironmentHookOptions = {}) {}
 
   hooksFor(point: HookPoint): readonly RegisteredHook[] {
     if (typeof point !== 'string' || !isAgentPoint(point)) return NONE;
-    const env = process.env;
-    // Fast path for the common case: without a URL there are no environment hooks, whatever else is set.
-    if (!isSet(env[ENV_WEBHOOK_URL])) return NONE;
-    const key = cacheKey(env, this.options.appUrl);
-    if (this.parsed?.key !== key) this.parsed = this.parse(env, key);
-    // A fresh error per call: each throw gets the caller's stack.
-    if ('error' in this.parsed) throw new HookConfigurationError(this.parsed.error);
-    return this.parsed.byPoint.get(point) ?? NONE;
+    return this.snapshot().hooksFor(point);
   }
 
-  private parse(env: NodeJS.ProcessEnv, key: string): Parsed {
+  /** The current environment's hooks; never throws (an invalid setting throws where its hooks are asked for). */
+  snapshot(): EnvironmentHooks {
+    const env = process.env;
+    // Fast path for the common case: without a URL there are no environment hooks, whatever else is set.
+    if (!isSet(env[ENV_WEBHOOK_URL])) return NO_HOOKS;
+    const key = cacheKey(env, this.options.appUrl);
+    if (this.parsed?.key !== key) this.parsed = this.parse(env, key);
+    return this.parsed;
+  }
+
+  private parse(env: NodeJS.ProcessEnv, key: string): ParsedEnvironment {
     try {
       const byPoint = new Map<HookPoint, readonly RegisteredHook[]>();
       for (const hook of readEnvironmentHooks(env, this.options)) byPoint.set(hook.point, Object.freeze([hook]));
-      return { key, byPoint };
+      return new ParsedEnvironment(key, byPoint, undefined);
     } catch (error) {
-      if (error instanceof HookConfigurationError) return { key, error: error.message };
+      if (error instanceof HookConfigurationError) return new ParsedEnvironment(key, new Map(), error.message);
       throw error;
     }
   }

@@ -89,6 +89,54 @@ export function checkHeaderTemplates(
   });
 }
 
+/** How many distinct header configurations keep their checked form. */
+const MAX_CHECKED = 512;
+
+/**
+ * The send-time checks by content: names, templates and allow-list. They need no environment, so they run
+ * once per distinct configuration instead of at every send (they were most of a control's header cost).
+ * Keyed by content, not by object, because the queue's delivery worker gets a fresh copy of the same
+ * headers with every job; an object changed in place simply has another key. Bounded, first in first out.
+ */
+const CHECKED = new Map<string, readonly CheckedHeader[]>();
+
+function checkedTemplates(
+  headers: Readonly<Record<string, string>>,
+  allowedEnvVars: readonly string[] | undefined,
+  fail: (message: string) => never,
+): readonly CheckedHeader[] {
+  const key = contentKey(headers, allowedEnvVars);
+  const known = key === undefined ? undefined : CHECKED.get(key);
+  if (known) return known;
+  const checked = checkAll(headers, allowedEnvVars, fail);
+  if (key !== undefined) {
+    if (CHECKED.size >= MAX_CHECKED) CHECKED.delete(CHECKED.keys().next().value!);
+    CHECKED.set(key, checked);
+  }
+  return checked;
+}
+
+/**
+ * Every name, template and allowed variable, each length-prefixed so no two configurations share a key
+ * whatever characters they hold; `undefined` for input that is not plain strings (checked every time).
+ */
+function contentKey(headers: Readonly<Record<string, string>>, allowedEnvVars: readonly string[] | undefined): string | undefined {
+  let key = '';
+  for (const name of Object.keys(headers)) {
+    const template: unknown = headers[name];
+    if (typeof template !== 'string') return undefined;
+    key += `${name.length}:${name}${template.length}:${template}`;
+  }
+  if (allowedEnvVars === undefined) return `${key}|`;
+  if (!Array.isArray(allowedEnvVars)) return undefined;
+  key += '[';
+  for (const name of allowedEnvVars) {
+    if (typeof name !== 'string') return undefined;
+    key += `${name.length}:${name}`;
+  }
+  return key;
+}
+
 /**
  * Send-time expansion: reads `env` on every call, so a rotated secret is used by the next send. Any
  * problem is a `configuration` error raised before anything is sent.
@@ -107,27 +155,31 @@ export function resolveHeaders(
   };
   if (typeof headers !== 'object') fail('webhook headers must be an object');
   const resolved: [string, string][] = [];
-  for (const { name, parts } of checkAll(headers, allowedEnvVars, fail)) {
-    const label = `header ${headerLabel(name)}`;
+  for (const { name, parts } of checkedTemplates(headers, allowedEnvVars, fail)) {
     let value = '';
-    const used: string[] = [];
     for (const part of parts) {
       if ('literal' in part) {
         value += part.literal;
         continue;
       }
-      const variable = Object.prototype.hasOwnProperty.call(env, part.variable) ? env[part.variable] : undefined;
-      if (variable === undefined || variable === '') fail(`${label} uses variable ${part.variable}, which is not set`);
+      // One read (each `process.env` access is a native call); only a string is a variable's value, so
+      // an inherited name (`constructor`, `__proto__`) counts as unset.
+      const variable: unknown = env[part.variable];
+      if (typeof variable !== 'string' || variable === '') fail(`header ${headerLabel(name)} uses variable ${part.variable}, which is not set`);
       value += variable;
-      used.push(part.variable);
     }
-    const after = used.length > 0 ? ` after expanding ${[...new Set(used)].join(', ')}` : '';
     // Expansion is one pass: a `${` left now came from a variable's value and is never expanded again.
-    if (value.includes('${')) fail(`${label} still contains \${${after}`);
+    if (value.includes('${')) fail(`header ${headerLabel(name)} still contains \${${expanded(parts)}`);
     const valueProblem = headerValueProblem(value);
-    if (valueProblem) fail(`${label} ${valueProblem}${after}`);
+    if (valueProblem) fail(`header ${headerLabel(name)} ${valueProblem}${expanded(parts)}`);
     resolved.push([name, value]);
   }
   // fromEntries defines own properties, so no header name can reach an object's prototype.
   return Object.fromEntries(resolved);
+}
+
+/** ` after expanding A, B` for an error message (names only), or nothing for a template without variables. */
+function expanded(parts: readonly TemplatePart[]): string {
+  const used = [...new Set(parts.flatMap((part) => ('variable' in part ? [part.variable] : [])))];
+  return used.length > 0 ? ` after expanding ${used.join(', ')}` : '';
 }

@@ -22,6 +22,13 @@ export interface OutgoingWebhook {
   readonly body: string;
   /** `webhook-id`: the same on every attempt of one delivery. */
   readonly webhookId: string;
+  /** SPEC O2: the W3C trace context of the work that sent it (`traceparent`, `tracestate`), on every attempt. */
+  readonly traceContext?: WebhookTraceContext;
+}
+
+export interface WebhookTraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
 }
 
 /** The signing secret at use time (S2): the module option, else the environment. */
@@ -39,12 +46,24 @@ export class OutgoingHeaders {
    * name the header or variable, never a value. The result holds secrets: it is sent, never stored.
    */
   for(webhook: OutgoingWebhook, nowMs: number = Date.now()): Record<string, string> {
-    const headers: Record<string, string> = { ...resolveHeaders(webhook.headers, webhook.allowedEnvVars) };
+    // A fresh object of resolveHeaders' own: the other headers are added to it in place, no copies.
+    const headers = resolveHeaders(webhook.headers, webhook.allowedEnvVars);
     const signer = this.currentSigner();
     const timestamp = Math.floor(nowMs / 1000);
-    if (signer) Object.assign(headers, signer.headers(webhook.webhookId, timestamp, webhook.body));
-    // Unsigned too: delivery is at least once (G2, G3), and the id is what a receiver de-duplicates on.
-    else Object.assign(headers, { 'webhook-id': webhook.webhookId, 'webhook-timestamp': String(timestamp) });
+    if (signer) {
+      const signature = signer.headers(webhook.webhookId, timestamp, webhook.body);
+      headers['webhook-id'] = signature['webhook-id'];
+      headers['webhook-timestamp'] = signature['webhook-timestamp'];
+      headers['webhook-signature'] = signature['webhook-signature'];
+    } else {
+      // Unsigned too: delivery is at least once (G2, G3), and the id is what a receiver de-duplicates on.
+      headers['webhook-id'] = webhook.webhookId;
+      headers['webhook-timestamp'] = String(timestamp);
+    }
+    if (webhook.traceContext) {
+      headers.traceparent = webhook.traceContext.traceparent;
+      if (webhook.traceContext.tracestate !== undefined) headers.tracestate = webhook.traceContext.tracestate;
+    }
     return headers;
   }
 

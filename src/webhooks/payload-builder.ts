@@ -14,6 +14,7 @@ export { USER_DIRECTORY, type UserDirectory } from './user-directory.js';
  * `userEmail` only ever comes from the directory, so neither an event nor a body can claim one (B3).
  */
 const NEVER_SENT = ['mock', 'finalState', 'userEmail'] as const;
+const NEVER_SENT_KEYS: ReadonlySet<string> = new Set(NEVER_SENT);
 const EMAIL_FIELD = 'userEmail';
 
 function hasOwn(target: object, key: string): boolean {
@@ -40,9 +41,33 @@ export function redactResultForEvents<T extends Readonly<Record<string, unknown>
 
 /** The event's own data fields: no callbacks, nothing server-only. */
 function dataFields(event: Readonly<Record<string, unknown>>): [string, unknown][] {
-  return Object.entries(event).filter(
-    ([key, value]) => typeof value !== 'function' && !(NEVER_SENT as readonly string[]).includes(key),
-  );
+  return Object.entries(event).filter(([key, value]) => isSent(key, value));
+}
+
+function isSent(key: string, value: unknown): boolean {
+  return typeof value !== 'function' && !NEVER_SENT_KEYS.has(key);
+}
+
+/** Sets an own, enumerable property as `Object.fromEntries` does: a `__proto__` key is a field, never the prototype. */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * The payload without `eventFields` (the common case) in one pass, without the entry arrays of a
+ * projection: the event's data fields, the hook's tags, then the body overlaid (B1).
+ */
+function unprojected(event: Readonly<Record<string, unknown>>, hookId: string, point: string, body: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  const payload: Record<string, unknown> = {};
+  for (const key of Object.keys(event)) {
+    const value = event[key];
+    if (isSent(key, value)) put(payload, key, value);
+  }
+  payload['hookId'] = hookId;
+  payload['hookType'] = point;
+  if (body) for (const key of Object.keys(body)) put(payload, key, body[key]);
+  return payload;
 }
 
 /** `eventFields` projection (unknown fields skipped). An email-only projection keeps the event `id` (B3). */
@@ -90,14 +115,17 @@ export class WebhookPayloadBuilder {
     const { signal } = options;
     if (signal?.aborted) return undefined;
     const { eventFields, body } = hook.webhook;
-    const data = dataFields(options.control ? event : redactResultForEvents(event));
-    const payload: Record<string, unknown> = Object.fromEntries([
-      ...(eventFields === undefined ? data : project(data, eventFields)),
-      ['hookId', hook.id],
-      ['hookType', hook.point],
-      // Last: on overlapping keys the body wins (B1).
-      ...Object.entries(body ?? {}),
-    ]);
+    const source = options.control ? event : redactResultForEvents(event);
+    const payload: Record<string, unknown> =
+      eventFields === undefined
+        ? unprojected(source, hook.id, hook.point, body)
+        : Object.fromEntries([
+            ...project(dataFields(source), eventFields),
+            ['hookId', hook.id],
+            ['hookType', hook.point],
+            // Last: on overlapping keys the body wins (B1).
+            ...Object.entries(body ?? {}),
+          ]);
     for (const key of NEVER_SENT) delete payload[key];
 
     if (eventFields?.includes(EMAIL_FIELD)) {

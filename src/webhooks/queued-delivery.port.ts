@@ -2,6 +2,7 @@
  * Where `delivery: 'queue' | 'qstash'` notifications go (BullMQ or QStash; provided by the queue room).
  * Templates travel unresolved: the worker resolves headers at send time (W6).
  */
+import type { WebhookTraceContext } from './outgoing-headers.js';
 import type { HookSource } from '../hooks/registered-hook.js';
 
 export interface QueuedWebhook {
@@ -19,6 +20,8 @@ export interface QueuedWebhook {
   readonly timeoutSeconds: number;
   /** The built payload, serialized. */
   readonly body: string;
+  /** SPEC O2: the trace context of the work that enqueued it, sent with every attempt. */
+  readonly traceContext?: WebhookTraceContext;
 }
 
 export interface QueuedDeliveryPort {

@@ -17,7 +17,8 @@ import { DEFAULT_QUEUED_WEBHOOK_DELIVERY, QUEUED_WEBHOOK_DELIVERY, type QueuedDe
 import { parseAllowNetworks } from './ssrf-guard.js';
 import { WebhookError } from './webhook-error.js';
 import { WebhookHttpClient } from './webhook-http-client.js';
-import { signingSecretOf } from './outgoing-headers.js';
+import { signingSecretOf, type WebhookTraceContext } from './outgoing-headers.js';
+import { AgentTracer } from '../tracing/agent-tracer.js';
 import { WebhookSender } from './webhook-sender.js';
 import { webhookIdFor } from './webhook-id.js';
 import { APP_URL_ENV, isAppRelative, resolveWebhookUrl } from './webhook-url.js';
@@ -38,6 +39,8 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     @Optional() @Inject(QUEUED_WEBHOOK_DELIVERY) private queue?: QueuedDeliveryPort,
     @Optional() private readonly moduleRef?: ModuleRef,
     @Optional() @Inject(DEFAULT_QUEUED_WEBHOOK_DELIVERY) private readonly builtinQueue?: QueuedDeliveryPort,
+    /** SPEC O2: the active trace context goes out as `traceparent` with every webhook. */
+    @Optional() private readonly tracer?: AgentTracer,
   ) {
     const allowNetworks = options.webhooks?.allowNetworks ?? parseAllowNetworks(process.env);
     this.client = new WebhookHttpClient({ allowNetworks });
@@ -75,6 +78,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     const webhookId = webhookIdFor(request.hook.id, request.point, request.event);
     const url = this.targetUrl(request, webhook);
     const delivery = webhook.delivery ?? 'fetch';
+    const traceContext = this.tracer?.current();
     if (delivery !== 'fetch') {
       try {
         if (!this.queue) throw new WebhookError('configuration', `no ${delivery} delivery is configured in this process`);
@@ -90,6 +94,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
           allowedEnvVars: webhook.allowedEnvVars ?? [],
           timeoutSeconds: webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS,
           body,
+          ...(traceContext ? { traceContext } : {}),
         });
         return;
       } catch (error) {
@@ -98,7 +103,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
         this.logger.warn(`${delivery} delivery of hook ${request.hook.id} at ${request.point} failed (${errorCode(error, 'queue_unavailable')}); posting directly`);
       }
     }
-    await this.send(request, webhook, url, body, webhookId, false);
+    await this.send(request, webhook, url, body, webhookId, false, traceContext);
   }
 
   async control(request: WebhookRequest): Promise<unknown> {
@@ -108,7 +113,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
       ...(request.signal ? { signal: request.signal } : {}),
     });
     if (payload === undefined) throw new WebhookError('cancelled', `control hook ${request.hook.id} was cancelled`);
-    const text = await this.send(request, webhook, this.targetUrl(request, webhook), JSON.stringify(payload), `msg_${randomUUID()}`, true);
+    const text = await this.send(request, webhook, this.targetUrl(request, webhook), JSON.stringify(payload), `msg_${randomUUID()}`, true, this.tracer?.current());
     if (text === undefined || text.trim().length === 0) return undefined;
     try {
       return JSON.parse(text) as unknown;
@@ -122,10 +127,18 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     await this.client.close();
   }
 
-  private async send(request: WebhookRequest, webhook: AgentHookWebhook, url: string, body: string, webhookId: string, expectBody: boolean): Promise<string | undefined> {
+  private async send(
+    request: WebhookRequest,
+    webhook: AgentHookWebhook,
+    url: string,
+    body: string,
+    webhookId: string,
+    expectBody: boolean,
+    traceContext: WebhookTraceContext | undefined,
+  ): Promise<string | undefined> {
     // Resolved on every send so rotated secrets are picked up; errors name the variable, never a value (W6).
     const response = await this.sender.post(
-      { url, headers: webhook.headers ?? {}, allowedEnvVars: webhook.allowedEnvVars ?? [], timeoutSeconds: webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS, body, webhookId },
+      { url, headers: webhook.headers ?? {}, allowedEnvVars: webhook.allowedEnvVars ?? [], timeoutSeconds: webhook.timeout ?? DEFAULT_TIMEOUT_SECONDS, body, webhookId, ...(traceContext ? { traceContext } : {}) },
       { expectBody, ...(request.signal ? { signal: request.signal } : {}) },
     );
     return response.body;

@@ -5,7 +5,7 @@
  * honoured, and a capped, strictly decoded body for controls. Errors are `WebhookError`s that name the host
  * and never a header value, the request body or the response body.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { guardedConnector } from './guarded-connector.js';
 import { parseRetryAfter } from './retry-after.js';
 import { RequestDeadline } from '../common/request-deadline.js';
@@ -38,12 +38,22 @@ export interface WebhookPostResponse {
 }
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 32;
+/** How many distinct webhook URLs keep their parsed form (a hook posts to the same URL at every send). */
+const MAX_TARGETS = 1024;
 /** The largest delay `setTimeout` honours; a webhook `timeout` of 2,147,483.647 s lands exactly here. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
+/** A checked webhook URL in the form the Agent takes: no URL parsing, neither ours nor undici's, per send. */
+interface PostTarget {
+  readonly host: string;
+  readonly origin: string;
+  readonly path: string;
+}
+
 export class WebhookHttpClient {
   private readonly agent: Agent;
+  private readonly targets = new Map<string, PostTarget>();
 
   constructor(options: WebhookHttpClientOptions = {}) {
     const connections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN;
@@ -62,15 +72,15 @@ export class WebhookHttpClient {
   }
 
   async post(req: WebhookPostRequest): Promise<WebhookPostResponse> {
-    const url = webhookTarget(req.url);
-    const host = url.host;
+    const { host, origin, path } = this.targetOf(req.url);
     if (!(req.timeoutMs > 0)) throw new WebhookError('configuration', `webhook timeout for ${host} must be a positive number`);
     if (req.signal?.aborted) throw cancelled(host);
     const deadline = new RequestDeadline(Math.min(Math.ceil(req.timeoutMs), MAX_TIMEOUT_MS), req.signal);
     let disposeLater = false;
     try {
-      const response = await request(url, {
-        dispatcher: this.agent,
+      const response = await this.agent.request({
+        origin,
+        path,
         method: 'POST',
         headers: withJsonType(req.headers),
         body: req.body,
@@ -107,6 +117,18 @@ export class WebhookHttpClient {
     }
   }
 
+  /** `webhookTarget`'s checks, once per URL string; a URL that fails them is checked (and refused) every time. */
+  private targetOf(raw: string): PostTarget {
+    const known = this.targets.get(raw);
+    if (known) return known;
+    const url = webhookTarget(raw);
+    const target = { host: url.host, origin: url.origin, path: `${url.pathname}${url.search}` };
+    // First in, first out: enough to keep a working set of hooks, and bounded whatever the callers send.
+    if (this.targets.size >= MAX_TARGETS) this.targets.delete(this.targets.keys().next().value!);
+    this.targets.set(raw, target);
+    return target;
+  }
+
   /** Closes pooled connections once in-flight requests finish (each is bounded by its deadline). */
   async close(): Promise<void> {
     await this.agent.close();
@@ -115,8 +137,11 @@ export class WebhookHttpClient {
 
 /** Bodies are JSON; a content type the hook configured explicitly is kept. */
 function withJsonType(headers: Record<string, string>): Record<string, string> {
-  const typed = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
-  return typed ? { ...headers } : { ...headers, 'content-type': 'application/json' };
+  for (const name of Object.keys(headers)) {
+    // The length first: lower-casing every header name at every send showed in profiles.
+    if (name.length === 12 && name.toLowerCase() === 'content-type') return { ...headers };
+  }
+  return { ...headers, 'content-type': 'application/json' };
 }
 
 /** Destroying an unread body aborts the request; its abort error has nowhere to go, so it is swallowed. */

@@ -4,6 +4,7 @@
  * except secrets, which are never stored (DESIGN §5): the run context is the allow-listed snapshot of
  * `run-context-snapshot.ts`, without `inboundAccessToken`. The prompt lives in the first user message.
  */
+import type { StoredTraceContext } from '../../runtime/runtime-store.port.js';
 import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
 import type { TerminalReason } from '../../hooks/agent-events.js';
 import { doubleColumn, idColumn, integerColumn, jsonColumn, nameColumn, timestampColumn, wordColumn, primaryColumn } from '../columns.js';
@@ -19,6 +20,8 @@ import type { ClientToolDeclaration } from '../../runtime/tools/client-tools.js'
 // reconciler's scan of them needs only the `status` prefix).
 @Index('agent_hooks_operations_status_completed_idx', ['status', 'completedAt'])
 @Index('agent_hooks_operations_parent_idx', ['parentOperationId'])
+// `GET /v1/operations`: one owner's operations newest first, by the keyset (created_at, id) (DESIGN §7).
+@Index('agent_hooks_operations_owner_created_idx', ['ownerId', 'createdAt', 'id'])
 export class OperationEntity {
   @PrimaryColumn(primaryColumn(idColumn, 'id', 'agent_hooks_operations_pk'))
   id!: string;
@@ -58,6 +61,10 @@ export class OperationEntity {
 
   @Column(integerColumn('step_index'))
   stepIndex!: number;
+
+  /** The `seq` of the operation's last message: appends bump it in the statement that holds the row. */
+  @Column({ ...integerColumn('message_seq'), default: 0 })
+  messageSeq!: number;
 
   @Column(jsonColumn('run_context'))
   runContext!: StoredRunContext;
@@ -114,6 +121,10 @@ export class OperationEntity {
   /** The client tools its caller declared for this operation (SPEC G1, DESIGN §5); null when none. */
   @Column(jsonColumn('client_tools', true))
   clientTools!: ClientToolDeclaration[] | null;
+
+  /** SPEC O3: the operation's W3C trace context (`traceparent`, `tracestate`), so later steps join its trace. */
+  @Column(jsonColumn('trace_context', true))
+  traceContext!: StoredTraceContext | null;
 
   /** When the terminal sequence (hooks, the sub-agent bridge) finished; null while it is owed. */
   @Column(timestampColumn('terminal_hooks_at', true))

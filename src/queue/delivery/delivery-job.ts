@@ -24,6 +24,7 @@ export function toJobData(webhook: QueuedWebhook): DeliveryJobData {
     allowedEnvVars: [...webhook.allowedEnvVars],
     timeoutSeconds: webhook.timeoutSeconds,
     body: webhook.body,
+    ...(webhook.traceContext ? { traceContext: { ...webhook.traceContext } } : {}),
   };
 }
 
@@ -43,6 +44,13 @@ export function isDeliveryJobData(data: unknown): data is DeliveryJobData {
     Object.values(d.headers).every((value) => typeof value === 'string') &&
     Array.isArray(d.allowedEnvVars) &&
     d.allowedEnvVars.every((name) => typeof name === 'string') &&
-    (d.operationId === undefined || typeof d.operationId === 'string')
+    (d.operationId === undefined || typeof d.operationId === 'string') &&
+    (d.traceContext === undefined || isTraceContext(d.traceContext))
   );
+}
+
+function isTraceContext(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const t = value as Record<string, unknown>;
+  return typeof t.traceparent === 'string' && (t.tracestate === undefined || typeof t.tracestate === 'string');
 }

@@ -25,7 +25,10 @@ export interface DeliveryProcessorDeps {
 const logger = new Logger('AgentHooksDeliveryWorker');
 
 export function deliveryProcessor(deps: DeliveryProcessorDeps) {
-  return async (job: Job<DeliveryJobData>, _token?: string, signal?: AbortSignal): Promise<void> => {
+  // One parameter on purpose: BullMQ makes an AbortController per job for a processor that takes its
+  // signal (the third parameter), and only `worker.cancelJob` would ever fire it, which nothing here calls.
+  // Each post is bounded by its own timeout instead, and closing lets posts in flight finish.
+  return async (job: Job<DeliveryJobData>): Promise<void> => {
     const data: unknown = job.data;
     if (!isDeliveryJobData(data)) {
       // Not ours to guess at: nothing to post and no hook to record against.
@@ -34,8 +37,8 @@ export function deliveryProcessor(deps: DeliveryProcessorDeps) {
     }
     try {
       await deps.sender.post(
-        { url: data.url, headers: data.headers, allowedEnvVars: data.allowedEnvVars, timeoutSeconds: data.timeoutSeconds, body: data.body, webhookId: data.webhookId },
-        { expectBody: false, ...(signal ? { signal } : {}) },
+        { url: data.url, headers: data.headers, allowedEnvVars: data.allowedEnvVars, timeoutSeconds: data.timeoutSeconds, body: data.body, webhookId: data.webhookId, ...(data.traceContext ? { traceContext: data.traceContext } : {}) },
+        { expectBody: false },
       );
     } catch (error) {
       const failure = attemptFailure(error, deps.maxRetryAfterMs);

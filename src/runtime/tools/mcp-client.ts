@@ -4,6 +4,7 @@
  * attempt leaves the server `unavailable` and the next use tries again; a server that vanishes mid-session
  * (unreachable, or its session gone after a restart) is dropped and reconnected on next use.
  */
+import type { AgentTracer } from '../../tracing/agent-tracer.js';
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,6 +31,7 @@ export interface McpServerConnectionOptions {
   logger: Logger;
   /** The underlying fetch; the global one by default. */
   fetch?: FetchLike;
+  tracer?: AgentTracer;
 }
 
 export interface McpCallOptions {
@@ -63,6 +65,7 @@ export class McpServerConnection {
       dispatcher: options.dispatcher,
       runContext: () => options.runContexts.getStore(),
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.tracer ? { tracer: options.tracer } : {}),
     });
   }
 

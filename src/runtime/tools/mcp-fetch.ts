@@ -13,6 +13,7 @@ import type { RunContext } from '../../hooks/contexts.js';
 import { McpRequestContext, McpResponseContext } from '../../hooks/contexts.js';
 import type { HookDispatcher } from '../../hooks/hook-dispatcher.js';
 import { McpHookAbortError, McpUnreachableError } from './mcp-errors.js';
+import type { AgentTracer } from '../../tracing/agent-tracer.js';
 
 export interface HookedFetchOptions {
   serverId: string;
@@ -21,6 +22,8 @@ export interface HookedFetchOptions {
   runContext: () => RunContext | undefined;
   /** The underlying fetch; the global one by default. */
   fetch?: FetchLike;
+  /** SPEC O1, O2: the request as a client span, its `traceparent` sent. */
+  tracer?: AgentTracer;
 }
 
 export function createHookedFetch(options: HookedFetchOptions): FetchLike {
@@ -44,7 +47,7 @@ export function createHookedFetch(options: HookedFetchOptions): FetchLike {
     const started = performance.now();
     let response: Response;
     try {
-      response = await base(input, { ...init, headers });
+      response = await traced(options.tracer, serverId, url, method, init?.method ?? 'GET', headers, () => base(input, { ...init, headers }));
     } catch (error) {
       // A request aborted by the client (close, cancellation) is not an unreachable server.
       if (init?.signal?.aborted) throw error;
@@ -60,6 +63,40 @@ export function createHookedFetch(options: HookedFetchOptions): FetchLike {
     }
     return response;
   };
+}
+
+/**
+ * The request as a client span (`<mcp method> mcp:<server>`): the server's address, never the URL's path
+ * or query, nor a header (O4). The span's context goes out as `traceparent` (O2).
+ */
+function traced(
+  tracer: AgentTracer | undefined,
+  serverId: string,
+  url: string,
+  mcpMethod: string,
+  httpMethod: string,
+  headers: Headers,
+  send: () => Promise<Response>,
+): Promise<Response> {
+  // Outside an operation (a background connect, a tools list): no trace of its own to start.
+  if (!tracer?.active) return send();
+  const target = new URL(url);
+  const attributes = {
+    'mcp.method.name': mcpMethod,
+    'nest_agent_hooks.mcp.server': serverId,
+    'http.request.method': httpMethod.toUpperCase(),
+    'server.address': target.hostname,
+    ...(target.port ? { 'server.port': Number(target.port) } : {}),
+  };
+  return tracer.span(`${mcpMethod} mcp:${serverId}`, 'client', attributes, async (span) => {
+    const carrier: Record<string, string> = {};
+    tracer.inject(carrier);
+    for (const [name, value] of Object.entries(carrier)) headers.set(name, value);
+    const response = await send();
+    span.set({ 'http.response.status_code': response.status });
+    if (response.status >= 400) span.fail(String(response.status));
+    return response;
+  });
 }
 
 /** One leading `"method"` key, as the SDK serializes requests and notifications: no full parse needed. */

@@ -4,6 +4,7 @@
  * server is only logged, and its tools answer `ToolError('unavailable')` until it is back (SPEC §8).
  * Every HTTP request made here fires the MCP hooks, inside a run or not (E2).
  */
+import { AgentTracer } from '../../tracing/agent-tracer.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
@@ -29,6 +30,8 @@ export class McpServersService implements OnApplicationBootstrap {
     dispatcher: HookDispatcher,
     @Optional() @Inject(MCP_SERVERS) servers?: McpServersConfig,
     @Optional() @Inject(TOOLS_OPTIONS) options?: ToolsOptions,
+    /** SPEC O1, O2: each MCP HTTP request as a client span, with `traceparent`. */
+    @Optional() tracer?: AgentTracer,
   ) {
     for (const [serverId, server] of Object.entries(servers ?? {})) {
       this.connections.set(
@@ -40,6 +43,7 @@ export class McpServersService implements OnApplicationBootstrap {
           runContexts: this.runContexts,
           connectTimeoutMs: options?.mcpConnectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS,
           logger: this.logger,
+          ...(tracer ? { tracer } : {}),
         }),
       );
     }

@@ -69,6 +69,38 @@ export const OPERATION: SchemaObject = {
   },
 };
 
+const USAGE: SchemaObject = {
+  type: 'object',
+  required: ['inputTokens', 'outputTokens', 'costUsd'],
+  properties: { inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' }, costUsd: { type: 'number' } },
+};
+
+export const OPERATION_LIST: SchemaObject = {
+  type: 'object',
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      description: "The caller's own operations, newest first (createdAt, then operationId, descending)",
+      items: {
+        type: 'object',
+        required: ['operationId', 'agentId', 'status', 'createdAt', 'updatedAt', 'steps', 'usage'],
+        properties: {
+          operationId: { type: 'string', format: 'uuid' },
+          agentId: string,
+          status: STATUS,
+          reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit'] },
+          createdAt: { type: 'string', format: 'date-time' },
+          updatedAt: { type: 'string', format: 'date-time' },
+          steps: { type: 'integer', description: 'Finished steps' },
+          usage: USAGE,
+        },
+      },
+    },
+    nextCursor: { type: 'string', description: 'Present when older operations may follow: pass it back as cursor (opaque)' },
+  },
+};
+
 export const MESSAGES: SchemaObject = {
   type: 'object',
   required: ['messages'],

@@ -7,7 +7,9 @@ import { OPERATION_READER, type OperationReadPort } from '../../runtime/operatio
 import type { StoredMessage, StoredOperation } from '../../runtime/runtime-store.port.js';
 import { notFound } from './api-error.js';
 import type { Caller } from './caller.js';
-import { operationView, timelineItemView, type OperationView, type TimelineItemView } from './operation-views.js';
+import type { ListQuery } from './list-query.js';
+import { encodeCursor } from './operation-cursor.js';
+import { operationListItemView, operationView, timelineItemView, type OperationListView, type OperationView, type TimelineItemView } from './operation-views.js';
 
 @Injectable()
 export class OperationReader {
@@ -18,6 +20,27 @@ export class OperationReader {
     const operation = await this.find(operationId);
     if (!operation || (caller.authenticated && operation.ownerId !== caller.ownerId)) throw notFound('no such operation');
     return operation;
+  }
+
+  /**
+   * One page of the caller's operations, newest first. Always filtered by the caller's owner id (a cursor
+   * is only a place in the order, never a way into another owner's rows). One row more than the page is
+   * read, so `nextCursor` is given only when something follows.
+   */
+  async list(caller: Caller, query: ListQuery): Promise<OperationListView> {
+    const rows = await this.reads.listOperations({
+      ...(caller.authenticated ? { ownerId: caller.ownerId } : {}),
+      ...(query.status !== undefined ? { status: query.status } : {}),
+      ...(query.agentId !== undefined ? { agentId: query.agentId } : {}),
+      ...(query.after !== undefined ? { after: query.after } : {}),
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(operationListItemView),
+      ...(rows.length > query.limit && last ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) } : {}),
+    };
   }
 
   find(operationId: string): Promise<StoredOperation | null> {

@@ -2,7 +2,7 @@
  * The response shapes of DESIGN §7, built field by field from what the read port answers: only the fields
  * the contract names, so no internal one (seq, owner, version, run context, tool calls…) ever leaks out.
  */
-import type { TimelineRow } from '../../runtime/operation-read.port.js';
+import type { OperationSummary, TimelineRow } from '../../runtime/operation-read.port.js';
 import type { InterventionKind, StoredIntervention, StoredMessage, StoredOperation } from '../../runtime/runtime-store.port.js';
 
 export interface PendingToolView {
@@ -22,6 +22,24 @@ export interface OperationView {
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
   /** Why it failed (reason `error`): the type and a summary of our own fields, never an error message. */
   error?: { type: string; summary: string };
+}
+
+/** One item of `GET /v1/operations`. */
+export interface OperationListItemView {
+  operationId: string;
+  agentId: string;
+  status: OperationSummary['status'];
+  reason?: NonNullable<OperationSummary['reason']>;
+  createdAt: string;
+  updatedAt: string;
+  steps: number;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number };
+}
+
+export interface OperationListView {
+  items: OperationListItemView[];
+  /** Present when more (older) operations may follow: pass it back as `cursor`. */
+  nextCursor?: string;
 }
 
 export interface MessageView {
@@ -60,6 +78,21 @@ export function operationView(operation: StoredOperation, pending: readonly Stor
       : {}),
     usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd },
     ...(operation.errorType !== undefined ? { error: operationError(operation.errorType, operation.errorSummary) } : {}),
+  };
+}
+
+/** A list item: the contract's fields only (no owner id: the caller knows whose they are). */
+export function operationListItemView(summary: OperationSummary): OperationListItemView {
+  const { usage } = summary;
+  return {
+    operationId: summary.id,
+    agentId: summary.agentId,
+    status: summary.status,
+    ...(summary.reason ? { reason: summary.reason } : {}),
+    createdAt: summary.createdAt,
+    updatedAt: summary.updatedAt,
+    steps: summary.steps,
+    usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd },
   };
 }
 

@@ -1,20 +1,21 @@
 /**
- * `POST /v1/operations`, `GET /v1/operations/:id`, `…/messages`, `…/timeline`, `POST …/cancel`
+ * `POST /v1/operations`, `GET /v1/operations` (the list), `GET /v1/operations/:id`, `…/messages`, `…/timeline`, `POST …/cancel`
  * (DESIGN §7). Every route is the caller's: another owner's operation is a 404.
  */
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AgentRuntime } from '../../runtime/agent-runtime.js';
 import { ApiErrors, ApiOperationId } from './api-docs.decorators.js';
 import { ApiKeyGuard } from './api-key.guard.js';
 import { checkCallerHooks } from './caller-hook-policy.js';
 import { CurrentCaller, type Caller } from './caller.js';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.js';
-import { CANCELLED, CREATE_OPERATION_BODY, CREATED_OPERATION, MESSAGES, OPERATION, TIMELINE } from './openapi-schemas.js';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_STATUSES, parseListQuery } from './list-query.js';
+import { CANCELLED, CREATE_OPERATION_BODY, CREATED_OPERATION, MESSAGES, OPERATION, OPERATION_LIST, TIMELINE } from './openapi-schemas.js';
 import { execAgentInput } from './operation-input.js';
 import { requestDigest } from './request-digest.js';
 import { OperationReader } from './operation-reader.js';
-import { messageView, type MessageView, type OperationView, type TimelineItemView } from './operation-views.js';
+import { messageView, type MessageView, type OperationListView, type OperationView, type TimelineItemView } from './operation-views.js';
 import { OperationIdPipe } from './path-params.js';
 import { createOperationBody } from './request-bodies.js';
 import { parseRequest } from './request-validation.js';
@@ -56,6 +57,18 @@ export class OperationsController {
     done.catch(() => undefined);
     const operation = await this.reader.find(operationId);
     return { operationId, status: operation?.status ?? 'running' };
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The caller's operations, newest first, a keyset page at a time", description: 'Follow nextCursor until it is absent; operations started meanwhile are newer and do not shift the pages.' })
+  @ApiQuery({ name: 'status', required: false, schema: { type: 'string', enum: [...LIST_STATUSES] } })
+  @ApiQuery({ name: 'agentId', required: false, schema: { type: 'string' } })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT } })
+  @ApiQuery({ name: 'cursor', required: false, description: 'The nextCursor of the previous page (opaque)', schema: { type: 'string' } })
+  @ApiResponse({ status: 200, schema: OPERATION_LIST })
+  @ApiErrors(400)
+  async list(@Query() query: unknown, @CurrentCaller() caller: Caller): Promise<OperationListView> {
+    return this.reader.list(caller, parseListQuery(query));
   }
 
   @Get(':id')

@@ -15,6 +15,8 @@ export interface SeenRequest {
   rpcMethods: string[];
   authorized: boolean;
   status?: number;
+  /** The W3C `traceparent` the request carried (SPEC O2). */
+  traceparent?: string;
 }
 
 export interface TestMcpServer {
@@ -83,6 +85,7 @@ export async function startMcpServer(token: string | null, port = 0, options: { 
     void (async () => {
       const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
       const record: SeenRequest = { httpMethod: req.method ?? '?', rpcMethods: methodsOf(body), authorized: token === null || req.headers.authorization === `Bearer ${token}` };
+      if (typeof req.headers.traceparent === 'string') record.traceparent = req.headers.traceparent;
       seen.push(record);
       res.on('finish', () => (record.status = res.statusCode));
       if (!record.authorized) {

@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AGENT_HOOKS_ENTITIES, AGENT_HOOKS_TABLES } from '../../../src/persistence/agent-hooks-entities.js';
 import { createDataSourceOptions } from '../../../src/persistence/data-source-options.js';
+import { MessageStore } from '../../../src/persistence/message.store.js';
+import { AgentHooksMessageSeq1765700000000 } from '../../../src/persistence/migrations/1765700000000-agent-hooks-message-seq.js';
+import { OperationStore } from '../../../src/persistence/operation.store.js';
 import { AGENT_HOOKS_MIGRATIONS, AGENT_HOOKS_MIGRATIONS_TABLE } from '../../../src/persistence/migrations/agent-hooks-migrations.js';
 import { pendingAgentHooksMigrations, runAgentHooksMigrations } from '../../../src/persistence/run-migrations.js';
 import { driverSuites, DATABASE_URL, listTables, postgresDatabaseOption, testDrivers, uniqueSchemaName, useTestDatabase } from './test-databases.js';
@@ -36,6 +39,26 @@ describeEachDriver('migrations on %s', (driver) => {
 
   it('apply nothing the second time', async () => {
     await expect(runAgentHooksMigrations(db.dataSource)).resolves.toEqual([]);
+  });
+
+  it('start the message counter of an existing operation at its last message (issue 14 backfill)', async () => {
+    const operations = new OperationStore(db.dataSource);
+    const messages = new MessageStore(db.dataSource);
+    const { operation } = await operations.create({ agentId: 'a', prompt: 'go' });
+    await messages.append(operation.id, [
+      { role: 'assistant', content: 'one' },
+      { role: 'user', content: 'two' },
+    ]);
+    const queryRunner = db.dataSource.createQueryRunner();
+    try {
+      const counter = new AgentHooksMessageSeq1765700000000();
+      await counter.down(queryRunner);
+      await counter.up(queryRunner);
+    } finally {
+      await queryRunner.release();
+    }
+    const [appended] = await messages.append(operation.id, [{ role: 'user', content: 'three' }]);
+    expect(appended!.seq).toBe(4);
   });
 
   it('revert with down() and apply again with up()', async () => {

@@ -6,6 +6,7 @@
  */
 import { Test, type TestingModule } from '@nestjs/testing';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../../../src/agent-hooks.module-definition.js';
+import { TRACING_PROVIDERS } from '../../../src/tracing/tracing.providers.js';
 import type { AgentHooksModuleOptions } from '../../../src/agent-hooks.options.js';
 import { HookDispatcher } from '../../../src/hooks/hook-dispatcher.js';
 import type { HookOutcomeRecord } from '../../../src/hooks/hook-outcome.js';
@@ -66,6 +67,8 @@ export async function bootDelivery(options: HarnessOptions): Promise<DeliveryHar
       HookDispatcher,
       WebhookDeliveryService,
       { provide: WEBHOOK_DELIVERY, useExisting: WebhookDeliveryService },
+      // SPEC O2: the trace context of the dispatching work goes with every delivery.
+      ...TRACING_PROVIDERS,
       ...QUEUED_DELIVERY_PROVIDERS,
       ...DELIVERY_WORKER_PROVIDERS,
       ...sink,

@@ -49,7 +49,7 @@ export interface BootOptions {
   failpoints?: StepCommitFailpoints;
   webhooks?: AgentHooksModuleOptions['webhooks'];
   /** Further module options (queue mode: `mode`, `redis`, `queue`). */
-  module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue' | 'shutdown' | 'recovery'>;
+  module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue' | 'shutdown' | 'recovery' | 'tracing'>;
 }
 
 export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {

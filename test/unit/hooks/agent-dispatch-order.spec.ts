@@ -136,6 +136,30 @@ describe('A1 registration order and source order (app → caller → environment
     expect(trace.slice(-2)).toEqual(['caller:c1', 'env:new']);
   });
 
+  it('A1/L1: a dispatch given a step’s environment read (`options.environment`) runs those hooks last and reads the source not at all', async () => {
+    booted.registry.register('op-1', [callerHook('c1')]);
+    environment.hooks = [envHook({ id: 'current', point: 'afterStep', handler: () => void trace.push('env:current') })];
+    const stepHook = envHook({ id: 'step', point: 'afterStep', handler: () => void trace.push('env:step') });
+    const snapshot = { hooksFor: (point: string) => (point === 'afterStep' ? [stepHook] : []) };
+    const reads = environment.reads;
+    await booted.dispatcher.dispatch('afterStep', stepEvent('op-1'), { environment: snapshot });
+    expect(environment.reads).toBe(reads);
+    expect(trace).not.toContain('env:current');
+    expect(trace.slice(-2)).toEqual(['caller:c1', 'env:step']);
+    // Without one, the dispatch reads the current environment.
+    trace.length = 0;
+    await booted.dispatcher.dispatch('afterStep', stepEvent('op-1'));
+    expect(trace.slice(-2)).toEqual(['caller:c1', 'env:current']);
+  });
+
+  it('L1: environmentSnapshot() is the source’s own snapshot when it has one, else the source itself (read at each dispatch)', () => {
+    expect(booted.dispatcher.environmentSnapshot()).toBe(environment);
+    const taken = { hooksFor: () => [] };
+    const withSnapshot = Object.assign(environment, { snapshot: () => taken });
+    expect(booted.dispatcher.environmentSnapshot()).toBe(taken);
+    delete (withSnapshot as { snapshot?: unknown }).snapshot;
+  });
+
   it('A1: the beforeToolCall gate offers handlers in the same source order (app by order → caller → environment)', async () => {
     environment.hooks = [envHook({ id: 'e1', point: 'beforeToolCall', handler: () => void trace.push('env:e1') })];
     booted.registry.register('op-1', [callerHook('c1', 'beforeToolCall'), callerHook('c2', 'beforeToolCall')]);

@@ -341,3 +341,33 @@ describe('L1 EnvironmentWebhookSource', () => {
     expect(source.hooksFor('afterStep')[0]!.webhook!.url).toBe('https://two.example.com/agent-hooks');
   });
 });
+
+describe('L1 EnvironmentWebhookSource.snapshot (one read per step)', () => {
+  it('L1: a snapshot answers as the environment was when it was taken; the next snapshot sees the change', () => {
+    const source = new EnvironmentWebhookSource();
+    const before = source.snapshot();
+    configure({ [EVENTS_VAR]: 'afterToolCall' });
+    expect(before.hooksFor('afterToolCall')).toEqual([]);
+    const during = source.snapshot();
+    expect(ids(during.hooksFor('afterToolCall'))).toEqual(['server-env-webhook:afterToolCall']);
+    // L3: removed between two snapshots, the hook is gone from the next one only.
+    setEnv({ [URL_VAR]: undefined });
+    expect(ids(during.hooksFor('afterToolCall'))).toEqual(['server-env-webhook:afterToolCall']);
+    expect(source.snapshot().hooksFor('afterToolCall')).toEqual([]);
+  });
+
+  it('L1: the snapshot and hooksFor give the same hooks for every point', () => {
+    configure({ [EVENTS_VAR]: 'beforeToolCall,afterToolCall,afterStep', [RESPONSE_VAR]: 'toolCall' });
+    const source = new EnvironmentWebhookSource();
+    const snapshot = source.snapshot();
+    for (const point of [...AGENT_HOOK_POINTS, ...ENGINE_HOOK_POINTS]) expect(snapshot.hooksFor(point)).toBe(source.hooksFor(point));
+  });
+
+  it('L1: taking a snapshot of an invalid environment does not throw; every agent point of it does, engine points do not', () => {
+    configure({ [EVENTS_VAR]: 'afterToolCall', [RESPONSE_VAR]: 'toolResult' });
+    const snapshot = new EnvironmentWebhookSource().snapshot();
+    const first = envError(() => snapshot.hooksFor('afterToolCall'), RESPONSE_VAR);
+    expect(envError(() => snapshot.hooksFor('afterStep'), RESPONSE_VAR)).not.toBe(first);
+    for (const point of ENGINE_HOOK_POINTS) expect(snapshot.hooksFor(point)).toEqual([]);
+  });
+});

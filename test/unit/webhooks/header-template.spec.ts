@@ -80,6 +80,40 @@ describe('W6 resolveHeaders: expansion', () => {
   });
 });
 
+describe('W6 resolveHeaders: the send-time checks, remembered per configuration', () => {
+  it('W6: a headers object changed in place after a send is checked anew: a forbidden header or a new variable is refused', () => {
+    const headers: Record<string, string> = { Authorization: `Bearer \${${VAR}}` };
+    const allowed = [VAR];
+    expect(resolveHeaders(headers, allowed, env({ [VAR]: SECRET }))).toEqual({ Authorization: `Bearer ${SECRET}` });
+    headers['Host'] = 'evil.example.com';
+    configurationError(() => resolveHeaders(headers, allowed, env({ [VAR]: SECRET })), '"Host"', 'forbidden');
+    delete headers['Host'];
+    headers['Authorization'] = `Bearer \${OTHER}`;
+    configurationError(() => resolveHeaders(headers, allowed, env({ [VAR]: SECRET, OTHER: 'x' })), 'OTHER', 'allowedEnvVars');
+  });
+
+  it('W6: an allow-list changed in place after a send is checked anew', () => {
+    const headers = { Authorization: `Bearer \${${VAR}}` };
+    const allowed = [VAR];
+    expect(resolveHeaders(headers, allowed, env({ [VAR]: SECRET }))).toEqual({ Authorization: `Bearer ${SECRET}` });
+    allowed[0] = 'OTHER';
+    configurationError(() => resolveHeaders(headers, allowed, env({ [VAR]: SECRET })), VAR, 'allowedEnvVars');
+  });
+
+  it('W6: configurations that would read alike when joined are told apart (an allow-list of one odd name allows nothing else)', () => {
+    const headers = { 'X-A': '${A}' };
+    expect(resolveHeaders(headers, ['A', 'B'], env({ A: 'a' }))).toEqual({ 'X-A': 'a' });
+    configurationError(() => resolveHeaders(headers, ['A\0B'], env({ A: 'a' })), 'A', 'allowedEnvVars');
+    configurationError(() => resolveHeaders(headers, ['A:B'], env({ A: 'a' })), 'A', 'allowedEnvVars');
+  });
+
+  it('W6: a header whose value is read at every send still refuses a variable that turned invalid', () => {
+    const headers = { Authorization: `Bearer \${${VAR}}` };
+    expect(resolveHeaders(headers, [VAR], env({ [VAR]: SECRET }))).toEqual({ Authorization: `Bearer ${SECRET}` });
+    configurationError(() => resolveHeaders(headers, [VAR], env({ [VAR]: `${SECRET}\r\nX-Evil: 1` })), '"Authorization"', 'CR, LF or NUL', VAR);
+  });
+});
+
 describe('W6 resolveHeaders: variables', () => {
   it('W6: a variable not in allowedEnvVars is an error naming it, even when set', () => {
     configurationError(() => resolveHeaders({ Authorization: `Bearer \${${VAR}}` }, ['OTHER'], env({ [VAR]: SECRET })), VAR, 'allowedEnvVars');
@@ -88,6 +122,13 @@ describe('W6 resolveHeaders: variables', () => {
 
   it('W6: an unset variable is an error naming it', () => {
     configurationError(() => resolveHeaders({ Authorization: `${SECRET} \${${VAR}}` }, [VAR], env({})), VAR, 'not set');
+  });
+
+  it('W6: a variable named like an inherited property (constructor, toString) is unset unless the environment has it', () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
+      configurationError(() => resolveHeaders({ 'X-T': `\${${name}}` }, [name], env({})), name, 'not set');
+      expect(resolveHeaders({ 'X-T': `\${${name}}` }, [name], env({ [name]: 'own' }))).toEqual({ 'X-T': 'own' });
+    }
   });
 
   it('W6: an empty variable counts as unset', () => {

@@ -93,6 +93,25 @@ describe('B1 projection, hook identity, body', () => {
     expect(payload).toEqual({ operationId: 'from-body', stepIndex: 2, hookId: 'renamed', hookType: 'afterToolCall', extra: [1] });
   });
 
+  it('B1: without eventFields too, the body is merged last and wins on overlapping keys, each key in its first place', async () => {
+    const event = afterToolCallEvent();
+    const payload = await new WebhookPayloadBuilder().build(event, hookWith({ body: { operationId: 'from-body', hookId: 'renamed', extra: [1] } }), CONTROL);
+    const { finalState: _finalState, ...dataFields } = event;
+    expect(payload).toEqual({ ...dataFields, operationId: 'from-body', hookId: 'renamed', hookType: 'afterToolCall', extra: [1] });
+    expect(Object.keys(payload!)).toEqual([...Object.keys(dataFields), 'hookId', 'hookType', 'extra']);
+  });
+
+  it('B1: a `__proto__` key of a body (parsed from JSON) is sent as a field, never set as the prototype', async () => {
+    const body = JSON.parse('{"__proto__": {"polluted": true}, "team": "platform"}') as Record<string, unknown>;
+    for (const eventFields of [undefined, ['operationId']]) {
+      const payload = (await new WebhookPayloadBuilder().build(afterToolCallEvent(), hookWith({ body, ...(eventFields ? { eventFields } : {}) }), NOTIFY))!;
+      expect(Object.getPrototypeOf(payload)).toBe(Object.prototype);
+      expect((payload as { polluted?: unknown }).polluted).toBeUndefined();
+      expect(JSON.parse(JSON.stringify(payload))).toMatchObject({ team: 'platform' });
+      expect(JSON.stringify(payload)).toContain('"__proto__":{"polluted":true}');
+    }
+  });
+
   it('M2/B2: mock, finalState and a supplied userEmail are always removed, even when selected or in the body', async () => {
     const event = afterToolCallEvent({ mock: () => true, userEmail: 'spoofed@example.com' });
     const all = await new WebhookPayloadBuilder().build(event, hookWith({ body: { finalState: 1, mock: 2, userEmail: 'body@example.com' } }), NOTIFY);

@@ -306,7 +306,7 @@ describe('WebhookHttpClient: one deadline, cancellation (W12)', () => {
     const controller = new AbortController();
     const deadline = new RequestDeadline(1, controller.signal);
     // Wait for the deadline itself to pass (its abort), then cancel.
-    if (!deadline.signal.aborted) await new Promise((resolve) => deadline.signal.addEventListener('abort', resolve, { once: true }));
+    if (!deadline.signal.aborted) await new Promise((resolve) => deadline.signal.once('abort', resolve));
     expect(deadline.timedOut).toBe(true);
     expect(deadline.signal.aborted).toBe(true);
     controller.abort();

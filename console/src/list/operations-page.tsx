@@ -1,0 +1,265 @@
+/**
+ * The caller's operations (GET /v1/operations), newest first: status, agent, created, duration, steps,
+ * tokens, cost; filters by status and agent (kept in the address, so a filtered view can be shared);
+ * pages of 200 with "Load more". Live: see live-operations.ts.
+ */
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiCallError, getJson, UnauthorizedError } from '../api/api-client.js';
+import type { OperationPage, OperationSummary, OperationView } from '../api/types.js';
+import { formatCost, formatDuration, formatNumber, formatTime } from '../format.js';
+import { statusSign } from '../outcomes.js';
+import { afterPaint } from '../after-paint.js';
+import { useFollowed, useVisibleIds } from './live-operations.js';
+
+export interface ListFilters {
+  status: string;
+  agentId: string;
+}
+
+const PAGE_SIZE = 200;
+const STATUSES = ['', 'running', 'waiting', 'completed'] as const;
+
+function query(filters: ListFilters, cursor?: string): string {
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  if (filters.status) params.set('status', filters.status);
+  if (filters.agentId) params.set('agentId', filters.agentId);
+  if (cursor) params.set('cursor', cursor);
+  return `v1/operations?${params.toString()}`;
+}
+
+/** Newer first-page items replace or precede what is loaded; older pages stay as they were. */
+function merge(loaded: readonly OperationSummary[], head: readonly OperationSummary[]): OperationSummary[] {
+  const fresh = new Map(head.map((item) => [item.operationId, item]));
+  const rest = loaded.filter((item) => !fresh.has(item.operationId));
+  return [...head, ...rest];
+}
+
+export function OperationsPage({ filters, onFilters, authEpoch }: { filters: ListFilters; onFilters: (next: ListFilters) => void; authEpoch: number }) {
+  const [items, setItems] = useState<OperationSummary[]>([]);
+  const [cursor, setCursor] = useState<string>();
+  const [loading, setLoading] = useState(true);
+  const [problem, setProblem] = useState<string>();
+  // Refused for want of a key: the key form is shown; the list says so instead of "no operation".
+  const [needsKey, setNeedsKey] = useState(false);
+  const table = useRef<HTMLTableSectionElement>(null);
+  // What is typed in the agent field; applied with the form (not on every key).
+  const [agentText, setAgentText] = useState(filters.agentId);
+  useEffect(() => setAgentText(filters.agentId), [filters.agentId]);
+
+  const report = (error: unknown) => {
+    if (error instanceof UnauthorizedError) {
+      setNeedsKey(true); // the key form is shown
+      return;
+    }
+    setProblem(
+      error instanceof ApiCallError && error.status === 404
+        ? 'This server has no operations list (GET /v1/operations). Open an operation by its id instead.'
+        : error instanceof ApiCallError
+          ? `The list could not be read (${error.status} ${error.code}): ${error.message}`
+          : 'The server could not be reached.',
+    );
+  };
+
+  // The first page, on start and whenever the filters (or the key) change.
+  useEffect(() => {
+    const abort = new AbortController();
+    setLoading(true);
+    setProblem(undefined);
+    setNeedsKey(false);
+    getJson<OperationPage>(query(filters), abort.signal)
+      .then(
+        (page) => {
+          performance.mark('console:list-data', { detail: page.items.length });
+          setItems(page.items);
+          setCursor(page.nextCursor);
+        },
+        // A read replaced by a newer one (the filters changed) is no failure.
+        (error: unknown) => abort.signal.aborted || report(error),
+      )
+      .finally(() => abort.signal.aborted || setLoading(false));
+    return () => abort.abort();
+  }, [filters.status, filters.agentId, authEpoch]);
+
+  // A re-read of the first page, one at a time (several streams may report at once).
+  const refreshing = useRef<Promise<void> | undefined>(undefined);
+  const refreshHead = useCallback(() => {
+    if (refreshing.current) return;
+    refreshing.current = getJson<OperationPage>(query(filters))
+      .then((page) => setItems((loaded) => merge(loaded, page.items)), report)
+      .finally(() => (refreshing.current = undefined));
+  }, [filters.status, filters.agentId]);
+
+  // Coming back to the tab: what happened meanwhile.
+  useEffect(() => {
+    const onVisible = () => document.visibilityState === 'visible' && refreshHead();
+    document.addEventListener('visibilitychange', onVisible);
+    return () => document.removeEventListener('visibilitychange', onVisible);
+  }, [refreshHead]);
+
+  const liveKey = useMemo(() => items.filter((item) => item.status !== 'completed').map((item) => item.operationId).join(','), [items]);
+  const visible = useVisibleIds(table, liveKey);
+  const followed = items.filter((item) => item.status !== 'completed' && visible.has(item.operationId)).map((item) => item.operationId);
+  useFollowed(followed, (view: OperationView) => {
+    setItems((list) => list.map((item) => (item.operationId === view.operationId ? { ...item, status: view.status, reason: view.reason, usage: view.usage } : item)));
+    refreshHead();
+  });
+
+  const loadMore = () => {
+    if (!cursor) return;
+    setLoading(true);
+    getJson<OperationPage>(query(filters, cursor))
+      .then((page) => {
+        setItems((loaded) => [...loaded, ...page.items.filter((item) => !loaded.some((known) => known.operationId === item.operationId))]);
+        setCursor(page.nextCursor);
+      }, report)
+      .finally(() => setLoading(false));
+  };
+
+  const marked = useRef(-1);
+  useLayoutEffect(() => {
+    if (!loading && items.length !== marked.current) {
+      marked.current = items.length;
+      const count = items.length;
+      // Committed to the DOM (script done), then laid out and painted.
+      performance.mark('console:list-committed', { detail: count });
+      afterPaint(() => performance.mark('console:list-rendered', { detail: count }));
+    }
+  }, [items, loading]);
+
+  const agents = useMemo(() => [...new Set(items.map((item) => item.agentId))].sort(), [items]);
+  const now = Date.now();
+  return (
+    <main id="main" tabIndex={-1}>
+      <h2>Operations</h2>
+      <form
+        class="filters"
+        aria-label="Filter operations"
+        onSubmit={(event) => {
+          event.preventDefault();
+          onFilters({ ...filters, agentId: agentText.trim() });
+        }}
+      >
+        <div class="field">
+          <label for="filter-status">Status</label>
+          <select id="filter-status" name="status" value={filters.status} onChange={(event) => onFilters({ ...filters, status: event.currentTarget.value })}>
+            {STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {status === '' ? 'any' : status}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-agent">Agent</label>
+          <input id="filter-agent" name="agentId" type="search" list="known-agents" value={agentText} onInput={(event) => setAgentText(event.currentTarget.value)} placeholder="any agent" autocomplete="off" />
+          <datalist id="known-agents">
+            {agents.map((agent) => (
+              <option key={agent} value={agent} />
+            ))}
+          </datalist>
+        </div>
+        <button type="submit">Apply filters</button>
+        <button type="button" onClick={refreshHead}>
+          Refresh
+        </button>
+      </form>
+      <OpenById />
+      {problem ? (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      <p class="muted" role="status" aria-live="polite">
+        {loading ? 'Loading…' : needsKey ? 'The operations are shown once the server accepts an API key.' : `${formatNumber(items.length)} operation${items.length === 1 ? '' : 's'} shown${cursor ? ' (more to load)' : ''}; running ones on screen update live.`}
+      </p>
+      <table class="operations">
+        <caption class="visually-hidden">Operations, newest first</caption>
+        {/* Fixed column widths: the browser lays out 1,000 rows without measuring every cell first. */}
+        <colgroup>
+          <col class="col-status" />
+          <col class="col-id" />
+          <col class="col-agent" />
+          <col class="col-created" />
+          <col class="col-num" />
+          <col class="col-steps" />
+          <col class="col-num" />
+          <col class="col-num" />
+        </colgroup>
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">Operation</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Created</th>
+            <th scope="col" class="num">Duration</th>
+            <th scope="col" class="num">Steps</th>
+            <th scope="col" class="num">Tokens</th>
+            <th scope="col" class="num">Cost</th>
+          </tr>
+        </thead>
+        <tbody ref={table}>
+          {items.map((item) => (
+            <Row key={item.operationId} item={item} now={now} />
+          ))}
+        </tbody>
+      </table>
+      {!loading && items.length === 0 && !problem && !needsKey ? <p class="empty">No operation matches.</p> : null}
+      {cursor ? (
+        <button type="button" onClick={loadMore} disabled={loading}>
+          Load more
+        </button>
+      ) : null}
+    </main>
+  );
+}
+
+function Row({ item, now }: { item: OperationSummary; now: number }) {
+  const sign = statusSign(item.status, item.reason);
+  const created = Date.parse(item.createdAt);
+  const ended = item.status === 'completed' ? Date.parse(item.updatedAt) : now;
+  return (
+    <tr data-live-id={item.status !== 'completed' ? item.operationId : undefined} data-status={item.status}>
+      <td>
+        <span class={`badge tone-${sign.tone}`}>
+          <span aria-hidden="true">{sign.symbol}</span> {sign.label}
+        </span>
+      </td>
+      <td>
+        <a href={`#/operations/${encodeURIComponent(item.operationId)}`} aria-label={`Operation ${item.operationId}`}>
+          <code>{item.operationId.slice(0, 8)}</code>
+        </a>
+      </td>
+      <td>{item.agentId}</td>
+      <td>
+        <time dateTime={item.createdAt}>{formatTime(item.createdAt)}</time>
+      </td>
+      <td class="num">
+        {formatDuration(ended - created)}
+        {item.status !== 'completed' ? <span class="muted"> so far</span> : null}
+      </td>
+      <td class="num">{formatNumber(item.steps)}</td>
+      <td class="num">{formatNumber(item.usage.inputTokens + item.usage.outputTokens)}</td>
+      <td class="num">{formatCost(item.usage.costUsd)}</td>
+    </tr>
+  );
+}
+
+function OpenById() {
+  const [id, setId] = useState('');
+  return (
+    <form
+      class="open-by-id"
+      aria-label="Open an operation by id"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (id.trim()) location.hash = `#/operations/${encodeURIComponent(id.trim())}`;
+      }}
+    >
+      <div class="field">
+        <label for="open-id">Operation id</label>
+        <input id="open-id" type="text" value={id} onInput={(event) => setId(event.currentTarget.value)} autocomplete="off" spellcheck={false} />
+      </div>
+      <button type="submit">Open</button>
+    </form>
+  );
+}

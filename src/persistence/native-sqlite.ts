@@ -1,0 +1,40 @@
+/**
+ * The better-sqlite3 handle under a SQLite DataSource, for the step commit's hot path (issue 14): its own
+ * synchronous transaction and prepared statements cost a fraction of TypeORM's transaction machinery.
+ * Used only inside the store gate (`StoreDatabase.run`), like every other statement of the stores.
+ */
+import type { DataSource } from 'typeorm';
+
+export interface NativeStatement {
+  get(params: readonly unknown[]): Record<string, unknown> | undefined;
+  run(params: readonly unknown[]): unknown;
+}
+
+export interface NativeSqlite {
+  prepare(sql: string): NativeStatement;
+  /** better-sqlite3's: BEGIN … COMMIT around `fn` (a SAVEPOINT inside an open transaction), ROLLBACK if it throws. */
+  transaction<T>(fn: () => T): () => T;
+}
+
+/** Prepared statements kept per SQL text (a step commit has a handful of shapes). */
+const STATEMENTS_KEPT = 64;
+
+export class NativeSqliteStatements {
+  private readonly statements = new Map<string, NativeStatement>();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  get db(): NativeSqlite {
+    return (this.dataSource.driver as unknown as { databaseConnection: NativeSqlite }).databaseConnection;
+  }
+
+  prepared(sql: string): NativeStatement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.statements.size >= STATEMENTS_KEPT) this.statements.delete(this.statements.keys().next().value!);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * PostgreSQL: an operation's creation and its terminal transition as one statement each, NOTIFY included
+ * (issue 14). A single statement is its own transaction, so its rows and its `pg_notify` commit together or
+ * not at all — what BEGIN … COMMIT gave, in one round trip instead of four or five. Data-modifying CTEs
+ * always run to completion; the terminal one notifies only when its guarded UPDATE matched.
+ */
+import type { TerminalReason } from '../hooks/agent-events.js';
+import type { EntityColumns } from './entity-columns.js';
+import type { MessageEntity } from './entities/message.entity.js';
+import type { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
+import type { OperationEntity } from './entities/operation.entity.js';
+import { insertRowsSql, SqlParams } from './step-commit.sql.js';
+
+export interface LifecycleTables {
+  operations: string;
+  callerHooks: string;
+  messages: string;
+}
+
+export interface LifecycleColumns {
+  operations: EntityColumns<OperationEntity>;
+  callerHooks: EntityColumns<OperationCallerHookEntity>;
+  messages: EntityColumns<MessageEntity>;
+}
+
+/** The operation's row, its caller hooks and its prompt, then `pg_notify(channel, payload)`. */
+export function createSql(
+  tables: LifecycleTables,
+  columns: LifecycleColumns,
+  rows: { operation: OperationEntity; hooks: readonly OperationCallerHookEntity[]; messages: readonly MessageEntity[] },
+  notify: { channel: string; payload: string },
+): { sql: string; params: unknown[] } {
+  const params = new SqlParams(true);
+  const parts = [`WITH op AS (${insertRowsSql(params, tables.operations, columns.operations, [rows.operation])})`];
+  if (rows.hooks.length > 0) parts.push(`, hooks AS (${insertRowsSql(params, tables.callerHooks, columns.callerHooks, rows.hooks)})`);
+  parts.push(`, msg AS (${insertRowsSql(params, tables.messages, columns.messages, rows.messages)})`);
+  parts.push(` SELECT pg_notify(${params.bind(notify.channel, 'text')}, ${params.bind(notify.payload, 'text')})`);
+  return { sql: parts.join(''), params: params.values };
+}
+
+export interface TerminalValues {
+  operationId: string;
+  reason: TerminalReason;
+  errorType: string | null;
+  errorMessage: string | null;
+  errorSummary: string | null;
+  leaseOwner: string;
+  leaseUntil: string;
+  now: string;
+  /** Only while this lease holds the operation. */
+  fencedBy?: string;
+}
+
+/** The terminal transition (`status <> 'completed'`, version + 1), notifying only when it happened: one row then. */
+export function completeSql(table: string, values: TerminalValues, notify: { channel: string; payload: string }): { sql: string; params: unknown[] } {
+  const params = new SqlParams(true);
+  const b = (value: unknown) => params.bind(value);
+  const sets = [
+    `"status" = 'completed'`,
+    `"reason" = ${b(values.reason)}`,
+    `"error_type" = ${b(values.errorType)}`,
+    `"error_message" = ${b(values.errorMessage)}`,
+    `"error_summary" = ${b(values.errorSummary)}`,
+    `"lease_owner" = ${b(values.leaseOwner)}`,
+    `"lease_until" = ${b(values.leaseUntil)}`,
+    `"completed_at" = ${b(values.now)}`,
+    `"updated_at" = ${b(values.now)}`,
+    '"version" = "version" + 1',
+  ];
+  let where = `"id" = ${b(values.operationId)} AND "status" <> 'completed'`;
+  if (values.fencedBy !== undefined) where += ` AND "lease_owner" = ${b(values.fencedBy)}`;
+  const sql = `WITH op AS (UPDATE ${table} SET ${sets.join(', ')} WHERE ${where} RETURNING "id") SELECT pg_notify(${params.bind(notify.channel, 'text')}, ${params.bind(notify.payload, 'text')}) FROM op`;
+  return { sql, params: params.values };
+}

@@ -1,0 +1,105 @@
+/**
+ * SPEC O3 and O4 in one process: a sub-agent's operation joins its parent's trace (its `invoke_agent`
+ * is a child of the parent's `agents/call` tool span); two app instances on one database — one starts an
+ * operation that waits for approval, the other approves and runs it — produce one trace; and with
+ * `tracing.captureContent` the prompt and the tool arguments appear on spans, header secrets never.
+ */
+import { dropSchema, postgresDatabaseOption, postgresSuite, uniqueSchemaName } from '../persistence/test-databases.js';
+import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from '../runtime2/approval-kit.js';
+import { installTestSdk, parentOf, type TestSdk } from './otel-test-sdk.js';
+
+let sdk: TestSdk;
+
+beforeAll(() => {
+  sdk = installTestSdk();
+});
+
+afterAll(async () => {
+  await sdk?.shutdown();
+});
+
+describe('O3: a sub-agent joins the parent trace', () => {
+  let app: RuntimeApp;
+  beforeAll(async () => {
+    app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+  });
+  afterAll(() => app?.close());
+
+  it('O3: the child invoke_agent is a child of the parent agents/call span, in the same trace', async () => {
+    sdk.reset();
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'manager', prompt: 'ask the helper' });
+    expect(await within(done, 'the manager finishes', 20_000)).toMatchObject({ reason: 'done' });
+    const spans = sdk.spans();
+    const parent = spans.find((span) => span.name === 'invoke_agent manager' && span.attributes['nest_agent_hooks.operation.id'] === operationId);
+    const call = spans.find((span) => span.name === 'execute_tool agents/call');
+    const child = spans.find((span) => span.name === 'invoke_agent helper');
+    expect(parent && call && child).toBeTruthy();
+    expect(child!.spanContext().traceId).toBe(parent!.spanContext().traceId);
+    expect(parentOf(child!)).toBe(call!.spanContext().spanId);
+    expect(call!.attributes['nest_agent_hooks.tool.outcome']).toBe('pending');
+  });
+});
+
+const describePostgres = await postgresSuite('tracing/continuity.spec.ts', 'one trace across two app instances');
+
+describePostgres('O3: an approval across two app instances on one database is one trace', () => {
+  const schema = uniqueSchemaName();
+  let starter: RuntimeApp;
+  let approver: RuntimeApp;
+  beforeAll(async () => {
+    starter = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: postgresDatabaseOption(schema) });
+    approver = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: postgresDatabaseOption(schema) });
+  }, 30_000);
+  afterAll(async () => {
+    await approver?.close();
+    await starter?.close();
+    await dropSchema(schema);
+  });
+
+  it('O3: the approved call runs in the other instance, under a resumed invoke_agent in the starter trace', async () => {
+    sdk.reset();
+    const { operationId, done } = await starter.runtime.execAgent({ agentId: 'writer', prompt: 'write the report' });
+    await untilOperation(starter.store, operationId, waiting, 'the operation to wait for approval');
+    const [pending] = await starter.store.interventions(operationId);
+    await approver.runtime.approve(operationId, pending!.toolCallId);
+    expect(await within(done, 'the starter sees the end', 20_000)).toMatchObject({ reason: 'done' });
+
+    const spans = sdk.spans().filter((span) => span.attributes['nest_agent_hooks.operation.id'] === operationId);
+    const root = spans.find((span) => span.name === 'invoke_agent writer' && span.attributes['nest_agent_hooks.operation.resumed'] === undefined);
+    expect(root).toBeDefined();
+    const resumed = spans.filter((span) => span.attributes['nest_agent_hooks.operation.resumed'] === true);
+    expect(resumed.length).toBeGreaterThan(0);
+    expect(resumed.every((span) => parentOf(span) === root!.spanContext().spanId)).toBe(true);
+    const write = spans.filter((span) => span.name === 'execute_tool fs/write');
+    expect(write.map((span) => span.attributes['nest_agent_hooks.tool.outcome'])).toContain('ok');
+    expect(spans.every((span) => span.spanContext().traceId === root!.spanContext().traceId)).toBe(true);
+  });
+});
+
+describe('O4: content capture is opt-in and never includes secrets', () => {
+  let app: RuntimeApp;
+  const SECRET = 'header-secret-9e1f';
+  beforeAll(async () => {
+    process.env.TRACE_TEST_TOKEN = SECRET;
+    app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], module: { tracing: { captureContent: true } }, webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+  });
+  afterAll(async () => {
+    delete process.env.TRACE_TEST_TOKEN;
+    await app?.close();
+  });
+
+  it('O4: with captureContent the prompt and arguments are on the spans; a webhook header secret is not', async () => {
+    sdk.reset();
+    const { done } = await app.runtime.execAgent({
+      agentId: 'helper',
+      prompt: 'prompt-capture-3c1d',
+      // Unreachable on purpose (closed port): the delivery fails under its policy; what matters is its headers.
+      hooks: [{ id: 'audit', type: 'afterToolCall', webhook: { url: 'http://127.0.0.1:9/hook', headers: { authorization: 'Bearer ${TRACE_TEST_TOKEN}' }, allowedEnvVars: ['TRACE_TEST_TOKEN'] } }],
+    });
+    await within(done, 'the helper finishes', 20_000);
+    const text = JSON.stringify(sdk.spans().map((span) => ({ attributes: span.attributes, events: span.events })));
+    expect(text).toContain('prompt-capture-3c1d');
+    expect(text).not.toContain(SECRET);
+  });
+});
