@@ -42,6 +42,8 @@ export function App() {
     () =>
       onUnauthorized((error) => {
         if (error.withKey) {
+          // A refusal of a key that was replaced meanwhile (an answer still in flight) says nothing of the new one.
+          if (error.key !== storedApiKey()) return;
           storeApiKey(undefined);
           setHasKey(false);
           setAuth('refused');

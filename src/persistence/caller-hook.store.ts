@@ -3,13 +3,13 @@
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { toCallerHookRecord } from './record-mappers.js';
 import type { CallerHookRecord } from './records.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 
 export class CallerHookStore {
   private readonly db: StoreDatabase;
 
-  constructor(source: StoreSource) {
-    this.db = StoreDatabase.of(source);
+  constructor(database: StoreDatabase) {
+    this.db = database;
   }
 
   async list(operationId: string): Promise<CallerHookRecord[]> {

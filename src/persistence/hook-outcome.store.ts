@@ -9,7 +9,7 @@ import type { EntityManager } from 'typeorm';
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
 import { toHookOutcomeRow } from './record-mappers.js';
 import type { HookOutcomeRow, NewHookOutcome } from './records.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 
 /** Rows per INSERT: 9 parameters each keeps a statement far below both drivers' bound-parameter limits. */
 const ROWS_PER_INSERT = 500;
@@ -24,8 +24,8 @@ export interface TimelinePage {
 export class HookOutcomeStore {
   private readonly db: StoreDatabase;
 
-  constructor(source: StoreSource) {
-    this.db = StoreDatabase.of(source);
+  constructor(database: StoreDatabase) {
+    this.db = database;
   }
 
   /**

@@ -12,7 +12,7 @@ import { insertValues, updateValues } from './entity-values.js';
 import { toInterventionRecord } from './record-mappers.js';
 import type { InterventionDecision } from '../runtime/runtime-store.port.js';
 import type { InterventionRecord, NewIntervention } from './records.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 export type { InterventionDecision } from '../runtime/runtime-store.port.js';
@@ -21,10 +21,10 @@ export class InterventionStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    source: StoreSource,
+    database: StoreDatabase,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.of(source);
+    this.db = database;
   }
 
   /** Records pending interventions (all or none); a tool call already recorded is a unique violation. */

@@ -12,7 +12,7 @@ import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import { toMessageRecord } from './record-mappers.js';
 import type { MessageRecord, NewMessage } from './records.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 export class MessageStore {
@@ -21,10 +21,10 @@ export class MessageStore {
   private listSql: string | undefined;
 
   constructor(
-    source: StoreSource,
+    database: StoreDatabase,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.of(source);
+    this.db = database;
   }
 
   /** Plain SQL: read by whoever builds a result, and by a step whose state was not kept. */

@@ -16,7 +16,7 @@ import { errorType } from '../hooks/hook-errors.js';
 import type { OperationEvent, OperationEventSignal, OperationEvents } from '../runtime/operation-events.port.js';
 import { PostgresEventListener } from './postgres-event-listener.js';
 import { RuntimeDatabase } from './runtime-database.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 
 const RESYNC: OperationEventSignal = Object.freeze({ kind: 'resync' as const });
 
@@ -59,9 +59,8 @@ export class OperationEventsService implements OperationEvents {
     await this.detach();
   }
 
-  /** Follows the stores' handle (tests may hand a bare DataSource: `StoreDatabase.of` shares one per DataSource). */
-  private attach(source: StoreSource): void {
-    const database = StoreDatabase.of(source);
+  /** Follows the stores' handle. */
+  private attach(database: StoreDatabase): void {
     const dataSource = database.dataSource;
     if (this.closed || this.attached?.database === database) return;
     // The database was closed and opened again (a new handle, perhaps on the host's same DataSource): follow the new one.

@@ -12,7 +12,7 @@ import { OperationEntity } from './entities/operation.entity.js';
 import { updateValues } from './entity-values.js';
 import { toOperationRecord } from './record-mappers.js';
 import type { OperationRecord } from './records.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 import type { StoreOptions } from './store-options.js';
 
 export interface Lease {
@@ -26,10 +26,10 @@ export class OperationLeaseStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    source: StoreSource,
+    database: StoreDatabase,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.of(source);
+    this.db = database;
   }
 
   /** Takes the lease if it is free, expired or already `owner`'s; null if another holder has it or the operation is completed. */

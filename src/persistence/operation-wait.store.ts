@@ -31,7 +31,7 @@ import { insertMessages } from './message-writer.js';
 import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import type { MessageRecord, NewIntervention, NewToolMessage } from './records.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 import type { CommitEvents } from './store-database.js';
 import { TERMINAL_HOOKS_OWNER } from './operation.store.js';
 import { insertOwedNotifications, type OwedWorkRecord } from './owed-work.store.js';
@@ -73,10 +73,10 @@ export class OperationWaitStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    source: StoreSource,
+    database: StoreDatabase,
     private readonly options: OperationWaitOptions = {},
   ) {
-    this.db = StoreDatabase.of(source);
+    this.db = database;
   }
 
   /** Records the interventions not recorded yet (deferred ones with an empty placeholder); returns how many were new. */

@@ -19,7 +19,7 @@ import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, NewCallerHook, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
 import { isUniqueViolation } from './sql-errors.js';
-import { OPERATION_EVENTS_CHANNEL, StoreDatabase, type StoreSource } from './store-database.js';
+import { OPERATION_EVENTS_CHANNEL, type StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 import { insertValues, updateValues } from './entity-values.js';
 import type { NewOperation, TerminalHold } from '../runtime/runtime-store.port.js';
@@ -73,10 +73,10 @@ export class OperationStore {
   private getSql: string | undefined;
 
   constructor(
-    source: StoreSource,
+    database: StoreDatabase,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.of(source);
+    this.db = database;
   }
 
   /** The operation, its caller hooks and the user's prompt, in one transaction (status `running`, version 1). */

@@ -12,7 +12,7 @@ import type { InterventionAction, OwedNotification, OwedNotificationPoint } from
 import { OperationEntity } from './entities/operation.entity.js';
 import { OwedWorkEntity } from './entities/owed-work.entity.js';
 import { insertValues, updateValues } from './entity-values.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 /** An owed row as the stores hand it back (`null` columns become absent fields): the runtime's `OwedNotification` and its claim. */
@@ -74,10 +74,10 @@ export class OwedWorkStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    source: StoreSource,
+    database: StoreDatabase,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.of(source);
+    this.db = database;
   }
 
   /**

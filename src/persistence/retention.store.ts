@@ -13,7 +13,7 @@ import { OperationEntity } from './entities/operation.entity.js';
 import { OwedWorkEntity } from './entities/owed-work.entity.js';
 import { TimelineCounterEntity } from './entities/timeline-counter.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 
 export interface PurgeCounts {
   operations: number;
@@ -40,8 +40,8 @@ const CHILDREN = [
 export class RetentionStore {
   private readonly db: StoreDatabase;
 
-  constructor(source: StoreSource) {
-    this.db = StoreDatabase.of(source);
+  constructor(database: StoreDatabase) {
+    this.db = database;
   }
 
   /** Deletes operations completed strictly before `cutoff`, and their rows; returns what was deleted. */

@@ -28,7 +28,7 @@ import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, NewMessage, NewToolMessage, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
 import { insertRowsSql, oneStatementCommitSql, SqlParams, updateOperationSql, type CommitTables } from './step-commit.sql.js';
-import { EVENTS_PER_NOTIFY, OPERATION_EVENTS_CHANNEL, StoreDatabase, type StoreSource } from './store-database.js';
+import { EVENTS_PER_NOTIFY, OPERATION_EVENTS_CHANNEL, type StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 /** The runtime's `StepPatch`; the run context may come unfiltered (stored through `toStoredRunContext`). */
@@ -85,10 +85,10 @@ export class StepCommitStore {
   private native: NativeSqliteStatements | undefined;
 
   constructor(
-    source: StoreSource,
+    database: StoreDatabase,
     private readonly options: StepCommitOptions = {},
   ) {
-    this.db = StoreDatabase.of(source);
+    this.db = database;
   }
 
   /**

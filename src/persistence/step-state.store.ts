@@ -24,10 +24,16 @@ import { OperationEntity } from './entities/operation.entity.js';
 import { plainQuery } from './plain-query.js';
 import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, OperationRecord } from './records.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 
 /** Operations whose state is kept between steps (each with its conversation). */
 export const CACHED_OPERATIONS = 256;
+/**
+ * And at most this many characters of conversation in all (message contents and tool-call arguments,
+ * about 2 bytes each): long conversations with large tool results must not make a worker's memory grow
+ * with the operations it happened to run. An operation over the budget on its own is not kept.
+ */
+export const CACHED_CHARACTERS = 16 * 1024 * 1024;
 
 export interface StepState {
   operation: OperationRecord;
@@ -41,6 +47,8 @@ interface Cached {
   messages: MessageRecord[];
   /** The lease the last commit was fenced by (none: checked before use). */
   leaseOwner?: string;
+  /** Characters of `messages` counted against `CACHED_CHARACTERS`. */
+  characters: number;
 }
 
 /** What a commit of this process returned (`StepCommitStore.commit`). */
@@ -53,11 +61,21 @@ export interface CommittedState {
 export class StepStateStore {
   private readonly db: StoreDatabase;
   private readonly cached = new Map<string, Cached>();
+  /** Characters of every cached conversation. */
+  private characters = 0;
   private sql: { probe: string; operation: string; messages: string } | undefined;
   private columns: { operations: EntityColumns<OperationEntity>; messages: EntityColumns<MessageEntity> } | undefined;
 
-  constructor(source: StoreSource) {
-    this.db = StoreDatabase.of(source);
+  constructor(
+    database: StoreDatabase,
+    private readonly limits: { characters: number } = { characters: CACHED_CHARACTERS },
+  ) {
+    this.db = database;
+  }
+
+  /** How many operations are kept now, and their characters (for tests of the bounds). */
+  get size(): { operations: number; characters: number } {
+    return { operations: this.cached.size, characters: this.characters };
   }
 
   /** The operation and its conversation as committed now; null when there is no such operation. `leaseOwner`: the step's lease. */
@@ -92,7 +110,11 @@ export class StepStateStore {
     cached.messageSeq = result.messageSeq;
     if (leaseOwner !== undefined) cached.leaseOwner = leaseOwner;
     else delete cached.leaseOwner;
+    const added = charactersOf(result.messages);
     for (const message of result.messages) cached.messages.push(asStored(message));
+    cached.characters += added;
+    this.characters += added;
+    this.trim();
   }
 
   /** The operation as this process last committed it, if that was at `version` (a commit's `base`). */
@@ -103,10 +125,13 @@ export class StepStateStore {
 
   /** A new operation, as this process created it. */
   created(operation: OperationRecord, messages: readonly MessageRecord[]): void {
-    this.keep(operation.id, { operation, messageSeq: messages.at(-1)?.seq ?? 0, messages: messages.map(asStored) });
+    this.keep(operation.id, { operation, messageSeq: messages.at(-1)?.seq ?? 0, messages: messages.map(asStored), characters: charactersOf(messages) });
   }
 
   forget(operationId: string): void {
+    const cached = this.cached.get(operationId);
+    if (!cached) return;
+    this.characters -= cached.characters;
     this.cached.delete(operationId);
   }
 
@@ -122,15 +147,21 @@ export class StepStateStore {
     const messages = (await this.rows(messagesSql, operationId)).map((raw) => toMessageRecord(columns.messages.hydrate(raw)));
     const operation = toOperationRecord(entity);
     // Kept only when the two reads agree (no message appended in between).
-    if ((messages.at(-1)?.seq ?? 0) === entity.messageSeq) this.keep(operationId, { operation, messageSeq: entity.messageSeq, messages: [...messages] });
+    if ((messages.at(-1)?.seq ?? 0) === entity.messageSeq) this.keep(operationId, { operation, messageSeq: entity.messageSeq, messages: [...messages], characters: charactersOf(messages) });
     else this.forget(operationId);
     return { operation: { ...operation }, messages };
   }
 
+  /** Kept as the most recently used; the least recently used go while over either bound. */
   private keep(operationId: string, state: Cached): void {
-    this.cached.delete(operationId);
+    this.forget(operationId);
     this.cached.set(operationId, state);
-    if (this.cached.size > CACHED_OPERATIONS) this.cached.delete(this.cached.keys().next().value!);
+    this.characters += state.characters;
+    this.trim();
+  }
+
+  private trim(): void {
+    while (this.cached.size > CACHED_OPERATIONS || (this.characters > this.limits.characters && this.cached.size > 0)) this.forget(this.cached.keys().next().value!);
   }
 
   private async rows(sql: string, operationId: string): Promise<Record<string, unknown>[]> {
@@ -168,4 +199,14 @@ function asStored(message: MessageRecord): MessageRecord {
   if (message.toolCalls !== undefined) stored.toolCalls = JSON.parse(JSON.stringify(message.toolCalls)) as MessageRecord['toolCalls'];
   if (message.state !== undefined) stored.state = JSON.parse(JSON.stringify(message.state)) as MessageRecord['state'];
   return stored;
+}
+
+/** What a conversation costs the cache: its contents and tool-call arguments, in characters. */
+function charactersOf(messages: readonly MessageRecord[]): number {
+  let characters = 0;
+  for (const message of messages) {
+    characters += message.content.length;
+    for (const call of message.toolCalls ?? []) characters += call.identifier.length + call.apiName.length + JSON.stringify(call.args ?? {}).length;
+  }
+  return characters;
 }

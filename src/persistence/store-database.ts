@@ -35,12 +35,6 @@ export interface CommitEvents {
   publish(event: OperationEvent): void;
 }
 
-/** What a store is built on: the handle itself (the runtime's stores), or a bare DataSource (the persistence suites). */
-export type StoreSource = StoreDatabase | DataSource;
-
-/** Handles for bare DataSources only (see `StoreDatabase.of`); the runtime's handle is never in here. */
-const bareDataSources = new WeakMap<DataSource, StoreDatabase>();
-
 /** NOTIFY payloads are limited to 8,000 bytes: a commit with more events is sent in several. */
 export const EVENTS_PER_NOTIFY = 40;
 
@@ -54,27 +48,6 @@ export class StoreDatabase {
 
   constructor(readonly dataSource: DataSource) {
     this.dialect = dialectOf(dataSource);
-  }
-
-  /**
-   * The handle a store uses: `source` itself when it is one. A bare DataSource — what the persistence suites
-   * pass when they build stores one by one on a test DataSource — gets one shared handle per DataSource, so those
-   * stores still share its SQLite gate and `committed$`. The runtime never goes through here for its own
-   * DataSource: `RuntimeDatabase` creates its handle and builds its stores on it.
-   */
-  static of(source: StoreSource): StoreDatabase {
-    if (source instanceof StoreDatabase) return source;
-    let database = bareDataSources.get(source);
-    if (!database) {
-      database = new StoreDatabase(source);
-      bareDataSources.set(source, database);
-    }
-    return database;
-  }
-
-  /** `StoreDatabase.of` for a bare DataSource (tests reading `committed$` or `table()` of one). */
-  static for(dataSource: DataSource): StoreDatabase {
-    return StoreDatabase.of(dataSource);
   }
 
   /** Events of every change committed through this handle, in commit order. */

@@ -15,17 +15,17 @@ import { insertValues, updateValues } from './entity-values.js';
 import { toPlaceholderRecord } from './record-mappers.js';
 import type { PlaceholderRecord, ReceivedDeferredRecord } from './records.js';
 import { isUniqueViolation } from './sql-errors.js';
-import { StoreDatabase, type StoreSource } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 export class ToolResultPlaceholderStore {
   private readonly db: StoreDatabase;
 
   constructor(
-    source: StoreSource,
+    database: StoreDatabase,
     private readonly options: StoreOptions = {},
   ) {
-    this.db = StoreDatabase.of(source);
+    this.db = database;
   }
 
   /** Creates the empty placeholder; false if it already existed (a retried step), which is left as it is. */

@@ -7,9 +7,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
-import { LiveOperation } from '../runtime/live-operation.js';
+import { LiveOperation, restoredLive } from '../runtime/live-operation.js';
 import { LiveOperations } from '../runtime/live-operations.js';
-import { restoredContext } from '../runtime/run-context-snapshot.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
 import { StepDrain } from '../runtime/step-drain.js';
 import { StepExecutor } from '../runtime/step-executor.js';
@@ -103,7 +102,7 @@ export class QueuedStepScheduler implements StepScheduler {
     // G4: a job taken while the app closes goes back to the queue untouched.
     if (this.shutdown.stopped) return 'handedBack';
     const own = this.live.get(operationId);
-    const live = own ?? new LiveOperation(restoredContext(operationId, operation.runContext));
+    const live = own ?? restoredLive(operation);
     const restoredHere = !this.registry.hasCallerHooks(operationId);
     const signal = AbortSignal.any([live.controller.signal, worker.signal, this.shutdown.cut]);
     // The worker or the app stopping is not a cancellation: the step goes back to the queue for another worker.

@@ -9,10 +9,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DeferredClaim } from './deferred-claim.js';
 import { LeaseHolder } from './lease-holder.js';
-import { LiveOperation } from './live-operation.js';
+import { LiveOperation, restoredLive } from './live-operation.js';
 import { LiveOperations } from './live-operations.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
-import { restoredContext } from './run-context-snapshot.js';
 import { AlreadyCompletedError, OperationCompletedError, RuntimeShuttingDownError, UnknownInterventionError, UnknownOperationError } from './runtime-errors.js';
 import { RUNTIME_STORE, type DurableDeferredPublish, type RuntimeStore, type StoredIntervention, type StoredOperation } from './runtime-store.port.js';
 import { StepDrain } from './step-drain.js';
@@ -21,6 +20,7 @@ import { ToolCallRunner } from './tool-call.runner.js';
 import { clientToolDefinition } from './tools/client-tools.js';
 import type { ToolDefinition } from './tools/tool-types.js';
 import { claimantId } from './claimant-ids.js';
+import { AgentTracer } from '../tracing/agent-tracer.js';
 
 /** The operation was made runnable again by a publish: it goes on (local: driven here; queue: scheduled). */
 export type GoOn = (operationId: string, live: LiveOperation) => Promise<void>;
@@ -35,6 +35,7 @@ export class DeferredResults {
     @Inject(RECOVERY_SETTINGS) private readonly recovery: RecoverySettings,
     private readonly live: LiveOperations,
     private readonly shutdown: StepDrain,
+    private readonly tracer: AgentTracer,
   ) {}
 
   /**
@@ -78,8 +79,21 @@ export class DeferredResults {
     return { published: true };
   }
 
-  /** Runs the after-chain of a claimed deferred result, then publishes what it decided (P4: hooks, then the write). */
-  private async decide(
+  /**
+   * Runs the after-chain of a claimed deferred result, then publishes what it decided (P4: hooks, then the
+   * write) — in the operation's trace (O3), not the poster's.
+   */
+  private decide(
+    operation: StoredOperation,
+    live: LiveOperation,
+    item: StoredIntervention,
+    result: { content: string; success?: boolean },
+    claimant: string,
+  ): Promise<DurableDeferredPublish> {
+    return this.tracer.segment(operation, () => this.decideNow(operation, live, item, result, claimant));
+  }
+
+  private async decideNow(
     operation: StoredOperation,
     live: LiveOperation,
     item: StoredIntervention,
@@ -130,7 +144,7 @@ export class DeferredResults {
     goOn: GoOn,
   ): Promise<DurableDeferredPublish> {
     const operationId = operation.id;
-    const live = this.live.get(operationId) ?? new LiveOperation(restoredContext(operationId, operation.runContext));
+    const live = this.live.get(operationId) ?? restoredLive(operation);
     const outcome = await this.decide(operation, live, item, result, claimant);
     if (outcome.resumed) {
       if (!this.live.has(operationId)) {

@@ -10,7 +10,11 @@
  * a cancel or a resume that arrives then reaches the loop, as while it was driving.
  */
 import type { RunContext } from '../hooks/contexts.js';
+import type { OperationTraceRef, TraceSpan } from '../tracing/agent-tracer.js';
+import { OURS } from '../tracing/gen-ai-attributes.js';
 import type { OperationResult } from './operation-result.js';
+import { restoredContext } from './run-context-snapshot.js';
+import type { StoredOperation } from './runtime-store.port.js';
 
 export type LivePhase = 'idle' | 'driving' | 'finishing' | 'settled';
 
@@ -21,6 +25,13 @@ export class LiveOperation {
   steps = 0;
   /** The step's error, for `onError` and `run()`'s rejection. */
   error?: unknown;
+  /** The operation's trace (SPEC O3): what its work outside a step (finish, decisions) runs under. */
+  trace?: OperationTraceRef;
+  /**
+   * The operation's first `invoke_agent` span, while this process that started it drives it; ended when it
+   * stops driving (a pause, a hand-back) or settles, so a long wait or a restart never leaves it unexported.
+   */
+  private traceRoot?: TraceSpan;
   readonly done: Promise<OperationResult>;
   private end: 'open' | 'finishing' | 'settled' = 'open';
   private looping = false;
@@ -63,6 +74,18 @@ export class LiveOperation {
   /** The loop paused, handed the step back, lost the lease or never got it. */
   endDriving(): void {
     this.looping = false;
+    this.endTraceRoot();
+  }
+
+  /** Holds the operation's first span until this process stops driving it. */
+  holdTraceRoot(span: TraceSpan): void {
+    this.traceRoot = span;
+  }
+
+  endTraceRoot(reason?: string): void {
+    if (reason !== undefined) this.traceRoot?.set({ [OURS.reason]: reason });
+    this.traceRoot?.end();
+    this.traceRoot = undefined;
   }
 
   /** Asks a loop returning from its pause to go on. */
@@ -109,6 +132,7 @@ export class LiveOperation {
   settle(result: OperationResult): void {
     if (this.end === 'settled') return;
     this.end = 'settled';
+    this.endTraceRoot(result.reason);
     this.resolveDone(result);
   }
 
@@ -116,6 +140,14 @@ export class LiveOperation {
   abandon(error: Error): void {
     if (this.end === 'settled') return;
     this.end = 'settled';
+    this.endTraceRoot();
     this.rejectDone(error);
   }
+}
+
+/** The live state of an operation this process did not start (a restart, another process's): context and trace from the database, no token. */
+export function restoredLive(operation: StoredOperation): LiveOperation {
+  const live = new LiveOperation(restoredContext(operation.id, operation.runContext));
+  live.trace = { id: operation.id, agentId: operation.agentId, ...(operation.traceContext ? { traceContext: operation.traceContext } : {}) };
+  return live;
 }

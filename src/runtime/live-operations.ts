@@ -6,9 +6,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { CompletionWaits } from './completion-waits.js';
-import { LiveOperation } from './live-operation.js';
+import { LiveOperation, restoredLive } from './live-operation.js';
 import { emptyResult, resultOf, type OperationResult } from './operation-result.js';
-import { restoredContext } from './run-context-snapshot.js';
 import { RunCancelledError } from './runtime-errors.js';
 import { RUNTIME_STORE, type RuntimeStore, type StoredOperation } from './runtime-store.port.js';
 
@@ -38,7 +37,7 @@ export class LiveOperations {
   ensure(operation: StoredOperation): LiveOperation {
     let live = this.live.get(operation.id);
     if (!live) {
-      live = new LiveOperation(restoredContext(operation.id, operation.runContext));
+      live = restoredLive(operation);
       this.live.set(operation.id, live);
       this.watch(operation.id, live);
     }

@@ -9,9 +9,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TerminalReason } from '../hooks/agent-events.js';
 import { errorType } from '../hooks/hook-errors.js';
 import { LeaseHolder, type HeldLease } from './lease-holder.js';
-import { LiveOperation } from './live-operation.js';
+import { LiveOperation, restoredLive } from './live-operation.js';
 import { LiveOperations } from './live-operations.js';
-import { restoredContext } from './run-context-snapshot.js';
 import { RuntimeShuttingDownError } from './runtime-errors.js';
 import { RUNTIME_STORE, type RuntimeStore } from './runtime-store.port.js';
 import { StepDrain } from './step-drain.js';
@@ -59,7 +58,7 @@ export class LocalStepScheduler implements StepScheduler {
     this.shutdown.track(
       this.store.getOperation(operationId).then((operation) => {
         if (!operation || operation.status !== 'running' || this.shutdown.stopped) return;
-        const live = this.live.get(operationId) ?? new LiveOperation(restoredContext(operationId, operation.runContext));
+        const live = this.live.get(operationId) ?? restoredLive(operation);
         if (live.stepLoopHere) return;
         this.live.add(operationId, live);
         return this.drive(operationId, live, host, false);

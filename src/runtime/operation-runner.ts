@@ -76,9 +76,7 @@ import { DeferredResults, type GoOn } from './deferred-results.js';
 import type { ClientToolDeclaration } from './tools/client-tools.js';
 import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
 import { AgentTracer } from '../tracing/agent-tracer.js';
-import { OURS } from '../tracing/gen-ai-attributes.js';
 
-const OPERATION_REASON = OURS.reason;
 
 export interface ExecAgentInput {
   agentId: string;
@@ -214,11 +212,9 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     }
     const live = new LiveOperation(runContext);
     this.live.add(operationId, live);
-    // The span lasts while the operation is live here; steps elsewhere or later are its children all the same.
-    live.done.then(
-      (result) => traced.span.set({ [OPERATION_REASON]: result.reason }),
-      () => undefined,
-    ).finally(() => traced.span.end());
+    live.trace = { id: operationId, agentId: input.agentId, ...(traced.stored ? { traceContext: traced.stored } : {}) };
+    // The span lasts while this process drives the operation; later steps, here or elsewhere, are its children.
+    live.holdTraceRoot(traced.span);
     this.tracer.within(traced.span, () => this.scheduler.begin(operationId, live, this));
     return { operationId, done: live.done, live };
   }
@@ -322,7 +318,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     const holding = decided.completed ? this.leases.holdTerminal(operationId, holder) : undefined;
     // A step of this process still running (the decision landed before it paused) stops at its next commit.
     // The notification and the terminal sequence belong to the operation's trace (O3), not the decider's.
-    await this.tracer.inOperation(operation.traceContext, async () => {
+    await this.tracer.segment(operation, async () => {
       try {
         await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, options.reason);
       } finally {
@@ -455,7 +451,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
   private notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, extra: { rejectionReason?: string }): Promise<void> {
     const notify = () => this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, extra.rejectionReason);
     // In the operation's trace (O3): the notification's traceparent and the steps it lets go on.
-    return this.tracer.inOperation(operation.traceContext, () => (decided.resumed ? this.scheduler.goOnAfter(notify, operation.id, live, this) : notify()));
+    return this.tracer.segment(operation, () => (decided.resumed ? this.scheduler.goOnAfter(notify, operation.id, live, this) : notify()));
   }
 
   /** Who claims owed notifications from this process. */
@@ -479,7 +475,12 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
    * holds the lease — if another process took the operation over meanwhile (this one's renewals failed), the
    * operation is theirs to end: this process lets go and watches (G2).
    */
-  async finish(operationId: string, live: LiveOperation, reason: TerminalReason, leaseOwner?: string): Promise<void> {
+  finish(operationId: string, live: LiveOperation, reason: TerminalReason, leaseOwner?: string): Promise<void> {
+    // The terminal sequence belongs to the operation's trace (O3), wherever and whenever it runs.
+    return this.tracer.segment(live.trace, () => this.end(operationId, live, reason, leaseOwner));
+  }
+
+  private async end(operationId: string, live: LiveOperation, reason: TerminalReason, leaseOwner?: string): Promise<void> {
     live.beginFinishing();
     const error = live.error;
     const holder = this.terminalHolder();

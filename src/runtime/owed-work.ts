@@ -12,7 +12,7 @@ import { claimantId } from './claimant-ids.js';
 import { DeferredClaim } from './deferred-claim.js';
 import { InterventionNotifier } from './intervention-notifier.js';
 import { LeaseHolder } from './lease-holder.js';
-import { LiveOperation } from './live-operation.js';
+import { restoredLive } from './live-operation.js';
 import { LiveOperations } from './live-operations.js';
 import { resultOf } from './operation-result.js';
 import { OperationRunner } from './operation-runner.js';
@@ -68,7 +68,7 @@ export class OwedWork {
       try {
         await this.executor.restoreCallerHooks(operation.id);
         const at = item ? { ...operation, stepIndex: item.stepIndex } : operation;
-        await this.tracer.inOperation(operation.traceContext, () => this.notifier.notify(at, restoredContext(operation.id, operation.runContext), notification, item?.decisionReason));
+        await this.tracer.segment(operation, () => this.notifier.notify(at, restoredContext(operation.id, operation.runContext), notification, item?.decisionReason));
         await this.store.markNotificationDelivered(notification.id);
         delivered++;
       } catch (error) {
@@ -139,12 +139,12 @@ export class OwedWork {
       ran++;
       const stopHolding = this.leases.holdTerminal(operation.id, owner);
       const reason = operation.reason ?? 'done';
-      const live = new LiveOperation(restoredContext(operation.id, operation.runContext));
+      const live = restoredLive(operation);
       const error = reason === 'error' ? new RunFailedError(operation.id, operation.errorType ?? 'Error') : undefined;
       const restoredHere = !this.registry.hasCallerHooks(operation.id);
       try {
         await this.executor.restoreCallerHooks(operation.id);
-        await this.tracer.inOperation(operation.traceContext, () => this.terminal.hooks(operation.id, live, reason, error));
+        await this.tracer.segment(operation, () => this.terminal.hooks(operation.id, live, reason, error));
       } catch (failure) {
         this.logger.warn(`owed terminal hooks of ${operation.id} failed (${errorType(failure)})`);
       } finally {

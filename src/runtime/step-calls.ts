@@ -22,7 +22,7 @@ import { isAgentCall } from './tools/agent-call.tool.js';
 import { ToolError, type ToolDefinition } from './tools/tool-types.js';
 import { AgentTracer } from '../tracing/agent-tracer.js';
 import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
-import { TOOL_NOT_AVAILABLE } from './tools/unavailable-tool.js';
+import { SHOWN_TOOL_NAME_LENGTH, TOOL_NOT_AVAILABLE } from './tools/unavailable-tool.js';
 
 /** A call's route in this step: the router's, or `unavailable` for a tool the agent was not offered (G1). */
 type StepRoute = CallRoute | 'unavailable';
@@ -88,7 +88,8 @@ export class StepCalls {
    */
   run(step: StepContext, plan: CallPlan, callIndex: number): Promise<CallOutcome> {
     const call = plan.calls[callIndex]!;
-    const name = `${call.identifier}/${call.apiName}`;
+    // A model may emit any name (G1): the span carries a bounded one, as the published error does.
+    const name = `${call.identifier}/${call.apiName}`.slice(0, SHOWN_TOOL_NAME_LENGTH);
     const attributes = {
       [GEN_AI.operationName]: 'execute_tool',
       [GEN_AI.toolName]: name,
@@ -118,7 +119,6 @@ export class StepCalls {
     if (route === 'deferred') return this.deferredCall(step, input, item);
     return this.runHere(step, input);
   }
-
 
   /**
    * An approval call before it may run: no decision yet — the step pauses (or runs again when everything

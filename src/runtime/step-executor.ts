@@ -71,7 +71,7 @@ export class StepExecutor {
     const begun = await this.begin(input);
     if ('end' in begun) return begun.end;
     // SPEC O3: the step's spans join the operation's trace, whichever process runs it and however late.
-    return this.tracer.inStep(begun.step.operation, () => this.run(begun.step));
+    return this.tracer.segment(begun.step.operation, () => this.run(begun.step));
   }
 
   private async run(step: StepContext): Promise<StepResult> {

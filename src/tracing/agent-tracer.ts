@@ -22,6 +22,13 @@ export interface StoredTraceContext {
   tracestate?: string;
 }
 
+/** What names an operation's trace segment. */
+export interface OperationTraceRef {
+  id: string;
+  agentId: string;
+  traceContext?: StoredTraceContext;
+}
+
 export type SpanAttributes = Attributes;
 
 /** A span as the runtime uses it. */
@@ -101,7 +108,7 @@ export class AgentTracer {
   }
 
   /** Runs `work` in the operation's stored trace context (O3): the spans it starts join the operation's trace. */
-  inOperation<T>(stored: StoredTraceContext | undefined, work: () => T): T {
+  private inOperation<T>(stored: StoredTraceContext | undefined, work: () => T): T {
     if (!this.otel || !stored) return work();
     const spanContext = this.parse(stored);
     if (!spanContext) return work();
@@ -109,14 +116,15 @@ export class AgentTracer {
   }
 
   /**
-   * A step of the operation (O3). In the process whose `invoke_agent` span is still active, the step runs
-   * under it; anywhere else (after an approval or a restart, on a queue worker) under a new
-   * `invoke_agent <agentId>` span, child of the stored context, so its observe-only hooks have a span to
-   * be events of and the step shows as one segment of the operation's trace.
+   * Work of the operation (O3): a step, a decision's notification, a deferred result's after-chain, the
+   * terminal sequence. In the process whose `invoke_agent` span is still active, it runs under it; anywhere
+   * else (after an approval or a restart, on a queue worker, from the reconciler) under a new
+   * `invoke_agent <agentId>` span, child of the stored context, so its hooks and webhooks are spans and
+   * events of that segment of the operation's trace.
    */
-  async inStep<T>(operation: { id: string; agentId: string; traceContext?: StoredTraceContext }, work: () => Promise<T>): Promise<T> {
-    const stored = operation.traceContext;
-    if (!this.otel || !stored) return work();
+  async segment<T>(operation: OperationTraceRef | undefined, work: () => Promise<T>): Promise<T> {
+    const stored = operation?.traceContext;
+    if (!this.otel || !operation || !stored) return work();
     const active = this.otel.trace.getActiveSpan();
     if (active?.isRecording() && stored.traceparent.includes(`-${active.spanContext().spanId}-`)) return work();
     return this.inOperation(stored, () =>
@@ -167,6 +175,13 @@ export class AgentTracer {
   /** Whether a span started now would be recorded (so callers may skip building attributes). */
   get active(): boolean {
     return this.otel?.trace.getActiveSpan()?.isRecording() === true;
+  }
+
+  /** Whether the active context belongs to a trace (a recording span, or a remote parent a span would join). */
+  get inTrace(): boolean {
+    if (!this.otel) return false;
+    const spanContext = this.otel.trace.getSpanContext(this.otel.context.active());
+    return spanContext !== undefined && this.otel.trace.isSpanContextValid(spanContext);
   }
 
   /**

@@ -18,12 +18,12 @@ export class TracedOutcomeSink implements HookOutcomeSink {
 
   /** Records are built while the timeline keeps them or a span would be recorded. */
   get active(): boolean {
-    return this.timeline.active !== false || this.tracer.active;
+    return this.timeline.active !== false || this.tracer.inTrace;
   }
 
   record(outcome: HookOutcomeRecord): void {
     if (this.timeline.active !== false) this.timeline.record(outcome);
-    if (!this.tracer.active) return;
+    if (!this.tracer.inTrace) return;
     const attributes = {
       [OURS.hookPoint]: outcome.point,
       [OURS.hookId]: outcome.hookId,

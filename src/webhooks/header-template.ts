@@ -97,23 +97,22 @@ const MAX_CHECKED = 512;
  * once per distinct configuration instead of at every send (they were most of a control's header cost).
  * Keyed by content, not by object, because the queue's delivery worker gets a fresh copy of the same
  * headers with every job; an object changed in place simply has another key. Bounded, first in first out.
+ * One per sender (`OutgoingHeaders`), not module state.
  */
-const CHECKED = new Map<string, readonly CheckedHeader[]>();
+export class CheckedTemplates {
+  private readonly checked = new Map<string, readonly CheckedHeader[]>();
 
-function checkedTemplates(
-  headers: Readonly<Record<string, string>>,
-  allowedEnvVars: readonly string[] | undefined,
-  fail: (message: string) => never,
-): readonly CheckedHeader[] {
-  const key = contentKey(headers, allowedEnvVars);
-  const known = key === undefined ? undefined : CHECKED.get(key);
-  if (known) return known;
-  const checked = checkAll(headers, allowedEnvVars, fail);
-  if (key !== undefined) {
-    if (CHECKED.size >= MAX_CHECKED) CHECKED.delete(CHECKED.keys().next().value!);
-    CHECKED.set(key, checked);
+  of(headers: Readonly<Record<string, string>>, allowedEnvVars: readonly string[] | undefined, fail: (message: string) => never): readonly CheckedHeader[] {
+    const key = contentKey(headers, allowedEnvVars);
+    const known = key === undefined ? undefined : this.checked.get(key);
+    if (known) return known;
+    const checked = checkAll(headers, allowedEnvVars, fail);
+    if (key !== undefined) {
+      if (this.checked.size >= MAX_CHECKED) this.checked.delete(this.checked.keys().next().value!);
+      this.checked.set(key, checked);
+    }
+    return checked;
   }
-  return checked;
 }
 
 /**
@@ -148,6 +147,8 @@ export function resolveHeaders(
   headers: Readonly<Record<string, string>> | undefined,
   allowedEnvVars: readonly string[] | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  /** The sender's remembered checks; without it every send checks the templates again. */
+  checkedTemplates?: CheckedTemplates,
 ): Record<string, string> {
   if (headers === undefined || headers === null) return {};
   const fail: (message: string) => never = (message) => {
@@ -155,7 +156,8 @@ export function resolveHeaders(
   };
   if (typeof headers !== 'object') fail('webhook headers must be an object');
   const resolved: [string, string][] = [];
-  for (const { name, parts } of checkedTemplates(headers, allowedEnvVars, fail)) {
+  const checked = checkedTemplates ? checkedTemplates.of(headers, allowedEnvVars, fail) : checkAll(headers, allowedEnvVars, fail);
+  for (const { name, parts } of checked) {
     let value = '';
     for (const part of parts) {
       if ('literal' in part) {

@@ -6,7 +6,7 @@
  * de-duplicate; the timestamp (and so the signature) is fresh per attempt, as the spec expects of a retry.
  */
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
-import { resolveHeaders } from './header-template.js';
+import { CheckedTemplates, resolveHeaders } from './header-template.js';
 import { WebhookSigner } from './webhook-signer.js';
 
 /** Where the signing secret is read from when no `webhooks.signingSecret` option is given. */
@@ -37,6 +37,7 @@ export function signingSecretOf(options: AgentHooksModuleOptions): () => string 
 }
 
 export class OutgoingHeaders {
+  private readonly checkedTemplates = new CheckedTemplates();
   private signer: { secret: string; signer: WebhookSigner } | undefined;
 
   constructor(private readonly secret: () => string | undefined) {}
@@ -47,7 +48,7 @@ export class OutgoingHeaders {
    */
   for(webhook: OutgoingWebhook, nowMs: number = Date.now()): Record<string, string> {
     // A fresh object of resolveHeaders' own: the other headers are added to it in place, no copies.
-    const headers = resolveHeaders(webhook.headers, webhook.allowedEnvVars);
+    const headers = resolveHeaders(webhook.headers, webhook.allowedEnvVars, process.env, this.checkedTemplates);
     const signer = this.currentSigner();
     const timestamp = Math.floor(nowMs / 1000);
     if (signer) {

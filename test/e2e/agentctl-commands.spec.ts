@@ -4,6 +4,7 @@
  * flags and missing files; `run` prints the answer and the timeline table; `purge` removes old completed
  * operations with every child row.
  */
+import { StoreDatabase } from '../../src/persistence/store-database.js';
 import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -167,14 +168,15 @@ describe('agentctl purge --older-than (retention)', () => {
     const database = `sqlite:${join(dir, 'purge.sqlite')}`;
     const now = Date.now();
     const dataSource = await openAgentHooksDataSource(database);
+    const handle = new StoreDatabase(dataSource);
     let ids: Record<string, string>;
     try {
       ids = {
-        old: await seedOperation(dataSource, { createdAt: new Date(now - 90 * DAY), completedAt: new Date(now - 60 * DAY) }),
-        older: await seedOperation(dataSource, { createdAt: new Date(now - 400 * DAY), completedAt: new Date(now - 399 * DAY) }),
-        recent: await seedOperation(dataSource, { createdAt: new Date(now - 40 * DAY), completedAt: new Date(now - 29 * DAY) }),
-        oldRunning: await seedOperation(dataSource, { createdAt: new Date(now - 90 * DAY) }),
-        oldWaiting: await seedOperation(dataSource, { createdAt: new Date(now - 90 * DAY), waiting: true }),
+        old: await seedOperation(handle, { createdAt: new Date(now - 90 * DAY), completedAt: new Date(now - 60 * DAY) }),
+        older: await seedOperation(handle, { createdAt: new Date(now - 400 * DAY), completedAt: new Date(now - 399 * DAY) }),
+        recent: await seedOperation(handle, { createdAt: new Date(now - 40 * DAY), completedAt: new Date(now - 29 * DAY) }),
+        oldRunning: await seedOperation(handle, { createdAt: new Date(now - 90 * DAY) }),
+        oldWaiting: await seedOperation(handle, { createdAt: new Date(now - 90 * DAY), waiting: true }),
       };
     } finally {
       await dataSource.destroy();
@@ -187,14 +189,15 @@ describe('agentctl purge --older-than (retention)', () => {
     );
 
     const after = await openAgentHooksDataSource(database);
+    const afterHandle = new StoreDatabase(after);
     try {
-      expect(await rowsOf(after, ids.old!)).toEqual(NO_ROWS);
-      expect(await rowsOf(after, ids.older!)).toEqual(NO_ROWS);
+      expect(await rowsOf(afterHandle, ids.old!)).toEqual(NO_ROWS);
+      expect(await rowsOf(afterHandle, ids.older!)).toEqual(NO_ROWS);
       for (const kept of [ids.recent!, ids.oldRunning!, ids.oldWaiting!]) {
-        expect(await rowsOf(after, kept)).toMatchObject({ messages: 2, callerHooks: 1, timeline: 1, intervention: true, placeholders: 1 });
+        expect(await rowsOf(afterHandle, kept)).toMatchObject({ messages: 2, callerHooks: 1, timeline: 1, intervention: true, placeholders: 1 });
       }
-      expect((await rowsOf(after, ids.oldRunning!)).operation?.status).toBe('running');
-      expect((await rowsOf(after, ids.oldWaiting!)).operation?.status).toBe('waiting');
+      expect((await rowsOf(afterHandle, ids.oldRunning!)).operation?.status).toBe('running');
+      expect((await rowsOf(afterHandle, ids.oldWaiting!)).operation?.status).toBe('waiting');
     } finally {
       await after.destroy();
     }

@@ -6,6 +6,7 @@
  * event here, one clock — is measured and printed (p50/p99/max) on stderr; only correctness is asserted
  * (every event arrived, in order, and the stream ended at `completed`), never a timing.
  */
+import { StoreDatabase } from '../../src/persistence/store-database.js';
 import type { DataSource } from 'typeorm';
 import { openAgentHooksDataSource } from '../../src/persistence/open-data-source.js';
 import { OperationStore } from '../../src/persistence/operation.store.js';
@@ -45,9 +46,10 @@ describeOnPostgres('DESIGN §4 events across processes (PostgreSQL LISTEN/NOTIFY
   }, 60_000);
 
   it(`DESIGN §4 events: ${COMMITS} commits made in this process reach an SSE client of the server process, every one, in order`, async () => {
-    const operations = new OperationStore(dataSource);
-    const waits = new OperationWaitStore(dataSource);
-    const commits = new StepCommitStore(dataSource);
+    const database = new StoreDatabase(dataSource);
+    const operations = new OperationStore(database);
+    const waits = new OperationWaitStore(database);
+    const commits = new StepCommitStore(database);
     // An operation that waits for a human: nothing in the server drives or recovers it meanwhile.
     const { operation } = await operations.create({ agentId: 'approver', prompt: 'measure me' });
     await waits.record(operation.id, [{ toolCallId: 'call-1', stepIndex: 0, callIndex: 0, identifier: 'clock', apiName: 'now', args: {}, kind: 'approval' }]);

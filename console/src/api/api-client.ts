@@ -8,7 +8,11 @@ import type { ApiErrorBody } from './types.js';
 
 /** The server refused the request for want of a valid key; `withKey` tells whether one was sent. */
 export class UnauthorizedError extends Error {
-  constructor(readonly withKey: boolean) {
+  constructor(
+    readonly withKey: boolean,
+    /** The key the refused request carried: a late answer to an older key must not drop a newer one. */
+    readonly key?: string,
+  ) {
     super(withKey ? 'the API key was refused' : 'an API key is required');
     this.name = 'UnauthorizedError';
   }
@@ -47,7 +51,8 @@ export function authHeaders(): Record<string, string> {
 /** Throws `UnauthorizedError` (and tells the listeners) on a 401. */
 export function checkAuthorized(response: Response, headers: Record<string, string>): void {
   if (response.status !== 401) return;
-  const error = new UnauthorizedError(headers.authorization !== undefined);
+  const sent = headers.authorization?.replace(/^Bearer /, '');
+  const error = new UnauthorizedError(sent !== undefined, sent);
   for (const listener of listeners) listener(error);
   throw error;
 }

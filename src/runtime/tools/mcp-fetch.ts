@@ -79,7 +79,7 @@ function traced(
   send: () => Promise<Response>,
 ): Promise<Response> {
   // Outside an operation (a background connect, a tools list): no trace of its own to start.
-  if (!tracer?.active) return send();
+  if (!tracer?.inTrace) return send();
   const target = new URL(url);
   const attributes = {
     'mcp.method.name': mcpMethod,

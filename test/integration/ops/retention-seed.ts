@@ -3,7 +3,7 @@
  * created and completed times: one row in every child table (a caller hook, the prompt and an answer,
  * a timeline row, an intervention, a placeholder).
  */
-import type { DataSource } from 'typeorm';
+import type { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { CallerHookStore } from '../../../src/persistence/caller-hook.store.js';
 import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js';
 import { InterventionStore } from '../../../src/persistence/intervention.store.js';
@@ -21,26 +21,26 @@ export interface SeedOptions {
   waiting?: boolean;
 }
 
-export async function seedOperation(dataSource: DataSource, options: SeedOptions): Promise<string> {
+export async function seedOperation(database: StoreDatabase, options: SeedOptions): Promise<string> {
   let now = options.createdAt;
   const clock = () => now;
-  const operations = new OperationStore(dataSource, { clock });
+  const operations = new OperationStore(database, { clock });
   const { operation } = await operations.create({
     agentId: 'assistant',
     prompt: 'go',
     callerHooks: [{ hookId: 'h', type: 'afterStep', webhook: { url: 'https://hooks.example.com/h' } }],
   });
-  await new MessageStore(dataSource, { clock }).append(operation.id, [{ role: 'assistant', content: 'answer' }]);
-  await new HookOutcomeStore(dataSource).append([
+  await new MessageStore(database, { clock }).append(operation.id, [{ role: 'assistant', content: 'answer' }]);
+  await new HookOutcomeStore(database).append([
     { operationId: operation.id, at: now.toISOString(), point: 'afterStep', hookId: 'h', source: 'caller', outcome: 'ok', latencyMs: 1 },
   ]);
-  await new InterventionStore(dataSource, { clock }).add(operation.id, [
+  await new InterventionStore(database, { clock }).add(operation.id, [
     { toolCallId: 'c1', stepIndex: 0, callIndex: 0, identifier: 'clock', apiName: 'now', args: {}, kind: 'approval' },
   ]);
-  await new ToolResultPlaceholderStore(dataSource, { clock }).createEmpty(operation.id, 'd1');
+  await new ToolResultPlaceholderStore(database, { clock }).createEmpty(operation.id, 'd1');
   if (options.waiting) {
     const current = (await operations.get(operation.id))!;
-    await new StepCommitStore(dataSource, { clock }).commit({ operationId: operation.id, expectedVersion: current.version, patch: { status: 'waiting' } });
+    await new StepCommitStore(database, { clock }).commit({ operationId: operation.id, expectedVersion: current.version, patch: { status: 'waiting' } });
   }
   if (options.completedAt) {
     now = options.completedAt;
@@ -60,13 +60,13 @@ export interface OperationRows {
 
 export const NO_ROWS: OperationRows = { operation: null, messages: 0, callerHooks: 0, timeline: 0, intervention: false, placeholders: 0 };
 
-export async function rowsOf(dataSource: DataSource, operationId: string): Promise<OperationRows> {
+export async function rowsOf(database: StoreDatabase, operationId: string): Promise<OperationRows> {
   return {
-    operation: await new OperationStore(dataSource).get(operationId),
-    messages: (await new MessageStore(dataSource).list(operationId)).length,
-    callerHooks: (await new CallerHookStore(dataSource).list(operationId)).length,
-    timeline: (await new HookOutcomeStore(dataSource).listByOperation(operationId)).length,
-    intervention: (await new InterventionStore(dataSource).get(operationId, 'c1')) !== null,
-    placeholders: (await new ToolResultPlaceholderStore(dataSource).list(operationId)).length,
+    operation: await new OperationStore(database).get(operationId),
+    messages: (await new MessageStore(database).list(operationId)).length,
+    callerHooks: (await new CallerHookStore(database).list(operationId)).length,
+    timeline: (await new HookOutcomeStore(database).listByOperation(operationId)).length,
+    intervention: (await new InterventionStore(database).get(operationId, 'c1')) !== null,
+    placeholders: (await new ToolResultPlaceholderStore(database).list(operationId)).length,
   };
 }

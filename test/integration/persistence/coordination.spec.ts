@@ -3,6 +3,7 @@
  * intervention decisions and claims — each a compare-and-set, checked under concurrent attempts on a
  * SQLite file and on PostgreSQL.
  */
+import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
@@ -25,10 +26,10 @@ describeEachDriver('coordination on %s', (driver) => {
   let interventions: InterventionStore;
 
   beforeAll(() => {
-    operations = new OperationStore(db.dataSource, { clock });
-    placeholders = new ToolResultPlaceholderStore(db.dataSource, { clock });
-    leases = new OperationLeaseStore(db.dataSource, { clock });
-    interventions = new InterventionStore(db.dataSource, { clock });
+    operations = new OperationStore(db.handle, { clock });
+    placeholders = new ToolResultPlaceholderStore(db.handle, { clock });
+    leases = new OperationLeaseStore(db.handle, { clock });
+    interventions = new InterventionStore(db.handle, { clock });
   });
 
   const newOperation = async () => (await operations.create({ agentId: 'a', prompt: 'go' })).operation;
@@ -166,8 +167,9 @@ describeEachDriver('coordination on %s', (driver) => {
     it('still lets exactly one placeholder write and one lease acquisition win', async () => {
       const operation = await newOperation();
       await placeholders.createEmpty(operation.id, 'call-1');
-      const otherPlaceholders = new ToolResultPlaceholderStore(second, { clock });
-      const otherLeases = new OperationLeaseStore(second, { clock });
+      const otherHandle = new StoreDatabase(second);
+      const otherPlaceholders = new ToolResultPlaceholderStore(otherHandle, { clock });
+      const otherLeases = new OperationLeaseStore(otherHandle, { clock });
       const writes = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
           (i % 2 === 0 ? placeholders : otherPlaceholders).finalize(operation.id, 'call-1', { content: `r${i}`, success: true }),

@@ -6,7 +6,6 @@
  * Events about a decision leave only after its commit. A deferred result is stored when it arrives, with
  * the claim of its decider; if that decider dies, a reconciler takes the stored result over.
  */
-import type { DataSource } from 'typeorm';
 import { OwedWorkEntity } from '../../../src/persistence/entities/owed-work.entity.js';
 import { insertValues } from '../../../src/persistence/entity-values.js';
 import { InterventionStore } from '../../../src/persistence/intervention.store.js';
@@ -15,7 +14,6 @@ import { OperationStore, TERMINAL_HOOKS_OWNER } from '../../../src/persistence/o
 import { OperationWaitStore, type DecisionEffects, type OperationWaitFailpoints } from '../../../src/persistence/operation-wait.store.js';
 import { OwedWorkStore } from '../../../src/persistence/owed-work.store.js';
 import type { NewIntervention, NewToolMessage, OperationRecord } from '../../../src/persistence/records.js';
-import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { ToolResultPlaceholderStore } from '../../../src/persistence/tool-result-placeholder.store.js';
 import { rejectionReceipt } from '../../../src/runtime/intervention-receipts.js';
 import type { OperationEvent } from '../../../src/runtime/operation-events.port.js';
@@ -56,7 +54,7 @@ describeEachDriver('durable decisions on %s', (driver) => {
   let placeholders: ToolResultPlaceholderStore;
 
   beforeAll(() => {
-    const dataSource: DataSource = db.dataSource;
+    const dataSource = db.handle;
     operations = new OperationStore(dataSource, { clock });
     waits = new OperationWaitStore(dataSource, { clock, failpoints: { beforeCommit: (id, work) => beforeCommit?.(id, work) } });
     owedWork = new OwedWorkStore(dataSource, { clock });
@@ -88,7 +86,7 @@ describeEachDriver('durable decisions on %s', (driver) => {
   /** The events committed for `operationId` from now on. */
   function watchEvents(operationId: string): { seen: OperationEvent[]; stop(): void } {
     const seen: OperationEvent[] = [];
-    const subscription = StoreDatabase.for(db.dataSource).committed$.subscribe((event) => {
+    const subscription = db.handle.committed$.subscribe((event) => {
       if (event.operationId === operationId) seen.push(event);
     });
     return { seen, stop: () => subscription.unsubscribe() };
@@ -224,7 +222,7 @@ describeEachDriver('durable decisions on %s', (driver) => {
       attempts: 1,
     });
     // Identifiers only (DESIGN §5): no prompt, argument, reason or decider is copied into it.
-    const raw: unknown[] = await db.dataSource.query(`SELECT * FROM ${StoreDatabase.for(db.dataSource).table('agent_hooks_owed_work')}`);
+    const raw: unknown[] = await db.dataSource.query(`SELECT * FROM ${db.handle.table('agent_hooks_owed_work')}`);
     const text = JSON.stringify(raw);
     for (const secret of ['a-private-reason', 'very-private', 'alice']) expect(text).not.toContain(secret);
 
@@ -404,7 +402,7 @@ describeEachDriver('durable decisions on %s', (driver) => {
     expect(stored).not.toHaveProperty('received');
     expect(stored).not.toHaveProperty('receivedAt');
     // The raw result did not outlive the publish (the after-chain redacted it).
-    const rows: unknown[] = await db.dataSource.query(`SELECT * FROM ${StoreDatabase.for(db.dataSource).table('agent_hooks_tool_result_placeholders')}`);
+    const rows: unknown[] = await db.dataSource.query(`SELECT * FROM ${db.handle.table('agent_hooks_tool_result_placeholders')}`);
     expect(JSON.stringify(rows)).not.toContain('private token');
     advance(10 * HOLD_MS);
     expect(await mine('reconciler-4')).toEqual([]);

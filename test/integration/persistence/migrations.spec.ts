@@ -42,8 +42,8 @@ describeEachDriver('migrations on %s', (driver) => {
   });
 
   it('start the message counter of an existing operation at its last message (issue 14 backfill)', async () => {
-    const operations = new OperationStore(db.dataSource);
-    const messages = new MessageStore(db.dataSource);
+    const operations = new OperationStore(db.handle);
+    const messages = new MessageStore(db.handle);
     const { operation } = await operations.create({ agentId: 'a', prompt: 'go' });
     await messages.append(operation.id, [
       { role: 'assistant', content: 'one' },

@@ -28,9 +28,9 @@ describeEachDriver('operation store on %s', (driver) => {
   let messages: MessageStore;
 
   beforeAll(() => {
-    operations = new OperationStore(db.dataSource);
-    hooks = new CallerHookStore(db.dataSource);
-    messages = new MessageStore(db.dataSource);
+    operations = new OperationStore(db.handle);
+    hooks = new CallerHookStore(db.handle);
+    messages = new MessageStore(db.handle);
   });
 
   it('creates an operation with its caller hooks and the prompt as message 1, and reads them back', async () => {

@@ -3,6 +3,7 @@
  * them in batches — on size, on a timer, on flush/close — without losing or reordering a record when a
  * write fails. On a SQLite file and on PostgreSQL.
  */
+import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { randomUUID } from 'node:crypto';
 import type { HookOutcomeRecord } from '../../../src/hooks/hook-outcome.js';
 import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js';
@@ -46,7 +47,7 @@ describeEachDriver('hook outcomes on %s', (driver) => {
   const batchers: OutcomeBatcher[] = [];
 
   beforeAll(() => {
-    store = new HookOutcomeStore(db.dataSource);
+    store = new HookOutcomeStore(db.handle);
   });
 
   afterEach(async () => {
@@ -95,7 +96,7 @@ describeEachDriver('hook outcomes on %s', (driver) => {
       const operationId = randomUUID();
       const others = await Promise.all([0, 1, 2].map(() => openAgentHooksDataSource(db.option, { migrate: false })));
       try {
-        const stores = [store, ...others.map((source) => new HookOutcomeStore(source))];
+        const stores = [store, ...others.map((source) => new HookOutcomeStore(new StoreDatabase(source)))];
         const row = (hookId: string): NewHookOutcome => ({ operationId, at: '2030-01-01T00:00:00.000Z', point: 'afterToolCall', hookId, source: 'caller', outcome: 'ok', latencyMs: 0 });
         await Promise.all(stores.flatMap((writer, w) => Array.from({ length: 5 }, (_, b) => writer.append([row(`${w}-${b}-0`), row(`${w}-${b}-1`)]))));
         const seqs = (await store.listByOperation(operationId)).map(({ seq }) => seq);

@@ -29,20 +29,20 @@ describeEachDriver('retention on %s', (driver) => {
   /** An operation with one row in every child table, completed at `completedAt` (or left running). */
   async function seed(createdAt: string, completedAt?: string): Promise<string> {
     now = new Date(createdAt);
-    const operations = new OperationStore(db.dataSource, { clock });
+    const operations = new OperationStore(db.handle, { clock });
     const { operation } = await operations.create({
       agentId: 'a',
       prompt: 'go',
       callerHooks: [{ hookId: 'h', type: 'afterStep', webhook: { url: 'https://hooks.example.com/h' } }],
     });
-    await new MessageStore(db.dataSource, { clock }).append(operation.id, [{ role: 'assistant', content: 'answer' }]);
-    await new HookOutcomeStore(db.dataSource).append([
+    await new MessageStore(db.handle, { clock }).append(operation.id, [{ role: 'assistant', content: 'answer' }]);
+    await new HookOutcomeStore(db.handle).append([
       { operationId: operation.id, at: createdAt, point: 'afterStep', hookId: 'h', source: 'caller', outcome: 'ok', latencyMs: 1 },
     ]);
-    await new InterventionStore(db.dataSource, { clock }).add(operation.id, [
+    await new InterventionStore(db.handle, { clock }).add(operation.id, [
       { toolCallId: 'c1', stepIndex: 0, callIndex: 0, identifier: 'fs', apiName: 'write', args: {}, kind: 'approval' },
     ]);
-    await new ToolResultPlaceholderStore(db.dataSource, { clock }).createEmpty(operation.id, 'd1');
+    await new ToolResultPlaceholderStore(db.handle, { clock }).createEmpty(operation.id, 'd1');
     if (completedAt) {
       now = new Date(completedAt);
       await operations.complete(operation.id, 'done');
@@ -51,7 +51,7 @@ describeEachDriver('retention on %s', (driver) => {
   }
 
   async function rowsOf(operationId: string) {
-    const dataSource = db.dataSource;
+    const dataSource = db.handle;
     return {
       operation: await new OperationStore(dataSource).get(operationId),
       messages: (await new MessageStore(dataSource).list(operationId)).length,
@@ -72,7 +72,7 @@ describeEachDriver('retention on %s', (driver) => {
     const finishedAfterCutoff = await seed('2001-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z');
     const recent = await seed('2029-01-01T00:00:00.000Z', '2029-01-02T00:00:00.000Z');
 
-    const counts = await new RetentionStore(db.dataSource).purgeCompletedBefore(new Date('2020-01-01T00:00:00.000Z'), { batchSize: 2 });
+    const counts = await new RetentionStore(db.handle).purgeCompletedBefore(new Date('2020-01-01T00:00:00.000Z'), { batchSize: 2 });
     expect(counts).toEqual({ operations: 3, messages: 6, callerHooks: 3, hookOutcomes: 3, interventions: 3, placeholders: 3 });
 
     for (const id of oldDone) {
@@ -82,7 +82,7 @@ describeEachDriver('retention on %s', (driver) => {
       expect(await rowsOf(id)).toMatchObject({ messages: 2, hooks: 1, outcomes: 1, interventions: true, placeholders: 1 });
       expect((await rowsOf(id)).operation).not.toBeNull();
     }
-    expect(await new RetentionStore(db.dataSource).purgeCompletedBefore(new Date('2020-01-01T00:00:00.000Z'))).toEqual({
+    expect(await new RetentionStore(db.handle).purgeCompletedBefore(new Date('2020-01-01T00:00:00.000Z'))).toEqual({
       operations: 0,
       messages: 0,
       callerHooks: 0,
@@ -98,8 +98,8 @@ describeEachDriver('no secret stored on %s', (driver) => {
 
   it('keeps the run context’s allowed fields and never the inbound access token, in any table', async () => {
     const token = `tok-${randomUUID()}`;
-    const operations = new OperationStore(db.dataSource);
-    const commits = new StepCommitStore(db.dataSource);
+    const operations = new OperationStore(db.handle);
+    const commits = new StepCommitStore(db.handle);
 
     const fromRunContext = await operations.create({
       agentId: 'assistant',
@@ -132,7 +132,7 @@ describeEachDriver('no secret stored on %s', (driver) => {
     expect(fromObject.operation.runContext).toEqual({ userId: 'user-2', scopes: ['kb:write'] });
     await commits.commit({ operationId: fromObject.operation.id, expectedVersion: 1, patch: { runContext: smuggling, stepIndex: 1 } });
 
-    const outcomes = new OutcomeBatcher(new HookOutcomeStore(db.dataSource));
+    const outcomes = new OutcomeBatcher(new HookOutcomeStore(db.handle));
     outcomes.record({ operationId: fromObject.operation.id, point: 'on_run_start', hookId: 'auth', source: 'decorator', outcome: 'ok', latencyMs: 2 });
     await outcomes.close();
 

@@ -30,10 +30,10 @@ describeEachDriver('step commits on %s', (driver) => {
   let leases: OperationLeaseStore;
 
   beforeAll(() => {
-    operations = new OperationStore(db.dataSource);
-    messages = new MessageStore(db.dataSource);
-    commits = new StepCommitStore(db.dataSource, { failpoints });
-    leases = new OperationLeaseStore(db.dataSource);
+    operations = new OperationStore(db.handle);
+    messages = new MessageStore(db.handle);
+    commits = new StepCommitStore(db.handle, { failpoints });
+    leases = new OperationLeaseStore(db.handle);
   });
 
   afterEach(() => {

@@ -23,10 +23,10 @@ describeEachDriver('step state on %s', (driver) => {
   let leases: OperationLeaseStore;
 
   beforeAll(() => {
-    operations = new OperationStore(db.dataSource);
-    messages = new MessageStore(db.dataSource);
-    commits = new StepCommitStore(db.dataSource);
-    leases = new OperationLeaseStore(db.dataSource);
+    operations = new OperationStore(db.handle);
+    messages = new MessageStore(db.handle);
+    commits = new StepCommitStore(db.handle);
+    leases = new OperationLeaseStore(db.handle);
   });
 
   /** A new operation, known to `states` as its creator. */
@@ -45,10 +45,10 @@ describeEachDriver('step state on %s', (driver) => {
     return result;
   }
 
-  const freshRead = (operationId: string) => new StepStateStore(db.dataSource).read(operationId);
+  const freshRead = (operationId: string) => new StepStateStore(db.handle).read(operationId);
 
   it('begins each step from the state its own commits left, equal to a full read (JSON columns, usage, lease, compaction, seqs)', async () => {
-    const states = new StepStateStore(db.dataSource);
+    const states = new StepStateStore(db.handle);
     const operation = await created(states);
     const call = { id: 'call-1', identifier: 'clock', apiName: 'now', args: { at: { zone: 'UTC' }, n: [1, 2] } };
     await commit(states, {
@@ -80,7 +80,7 @@ describeEachDriver('step state on %s', (driver) => {
   });
 
   it('hands each step its own copy: what a step appends to its conversation is not what the next one begins from', async () => {
-    const states = new StepStateStore(db.dataSource);
+    const states = new StepStateStore(db.handle);
     const operation = await created(states);
     const first = await states.read(operation.id);
     first!.messages.push({ ...first!.messages[0]!, seq: 99 });
@@ -91,7 +91,7 @@ describeEachDriver('step state on %s', (driver) => {
   });
 
   it('reads in full what another writer changed since: a message appended without a version bump, a commit of another process', async () => {
-    const states = new StepStateStore(db.dataSource);
+    const states = new StepStateStore(db.handle);
     const operation = await created(states);
     await commit(states, { operationId: operation.id, expectedVersion: 1, messages: [{ role: 'assistant', content: 'calling' }] });
 
@@ -108,7 +108,7 @@ describeEachDriver('step state on %s', (driver) => {
   });
 
   it('continues every appender from the counter on the row: seqs stay contiguous across commits and appends', async () => {
-    const states = new StepStateStore(db.dataSource);
+    const states = new StepStateStore(db.handle);
     const operation = await created(states);
     await commit(states, { operationId: operation.id, expectedVersion: 1, messages: [{ role: 'assistant', content: 'a' }] });
     await messages.append(operation.id, [
@@ -128,7 +128,7 @@ describeEachDriver('step state on %s', (driver) => {
   });
 
   it('P1: a second result for one tool call is refused by the key whichever path commits it, as the driver error TypeORM would give', async () => {
-    const states = new StepStateStore(db.dataSource);
+    const states = new StepStateStore(db.handle);
     const operation = await created(states);
     const result = { role: 'tool' as const, content: 'first', toolCallId: 'call-1', identifier: 'clock', apiName: 'now' };
     await commit(states, { operationId: operation.id, expectedVersion: 1, messages: [result] });
@@ -141,12 +141,27 @@ describeEachDriver('step state on %s', (driver) => {
   });
 
   it('answers null for an operation that is gone (purged), and forgets it', async () => {
-    const states = new StepStateStore(db.dataSource);
+    const states = new StepStateStore(db.handle);
     const operation = await created(states);
     await db.dataSource.query(
       `DELETE FROM ${db.schema ? `"${db.schema}".` : ''}"agent_hooks_operations" WHERE "id" = ${driver === 'postgres' ? '$1' : '?'}`,
       [operation.id],
     );
     expect(await states.read(operation.id)).toBeNull();
+  });
+
+  it('stays within its character budget: the least recently used go first, one over it alone is not kept, and reads stay right', async () => {
+    const states = new StepStateStore(db.handle, { characters: 300 });
+    const first = await created(states);
+    const second = await created(states);
+    await commit(states, { operationId: first.id, expectedVersion: 1, messages: [{ role: 'assistant', content: 'x'.repeat(200) }] });
+    expect(states.size).toEqual({ operations: 2, characters: 204 }); // two prompts of 2, and the answer
+    // 400 more on the second: over the budget — the first (least recently used) goes, then the second itself.
+    await commit(states, { operationId: second.id, expectedVersion: 1, messages: [{ role: 'assistant', content: 'y'.repeat(400) }] });
+    expect(states.size).toEqual({ operations: 0, characters: 0 });
+    expect(await states.read(second.id)).toEqual(await freshRead(second.id));
+    expect(states.size.operations).toBe(0);
+    expect(await states.read(first.id)).toEqual(await freshRead(first.id));
+    expect(states.size).toEqual({ operations: 1, characters: 202 });
   });
 });

@@ -4,6 +4,7 @@
  * `afterAll`), so test files can run in parallel. A PostgreSQL that does not answer fails the tests
  * under `CI=true`; elsewhere it is left out of the driver list with a loud warning.
  */
+import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,11 +99,14 @@ export interface TestDatabase {
   readonly option: string;
   /** PostgreSQL: the file's own schema. */
   readonly schema: string | undefined;
+  /** The one store handle on `dataSource` every store of the test shares (its SQLite gate, its commit events), as the runtime's do. */
+  readonly handle: StoreDatabase;
 }
 
 /** Opens a fresh database for the enclosing `describe` (beforeAll) and removes it (afterAll). */
 export function useTestDatabase(driver: DriverName, settings: { migrate?: boolean } = {}): TestDatabase {
   let dataSource: DataSource | undefined;
+  let handle: StoreDatabase | undefined;
   let option = '';
   let schema: string | undefined;
   let folder: string | undefined;
@@ -117,6 +121,7 @@ export function useTestDatabase(driver: DriverName, settings: { migrate?: boolea
       option = postgresDatabaseOption(schema);
     }
     dataSource = await openAgentHooksDataSource(option, { migrate: settings.migrate ?? true });
+    handle = new StoreDatabase(dataSource);
   });
 
   afterAll(async () => {
@@ -135,6 +140,10 @@ export function useTestDatabase(driver: DriverName, settings: { migrate?: boolea
     },
     get option() {
       return option;
+    },
+    get handle(): StoreDatabase {
+      if (!handle) throw new Error(`the ${driver} test database is not open (did beforeAll fail?)`);
+      return handle;
     },
     get schema() {
       return schema;

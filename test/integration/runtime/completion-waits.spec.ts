@@ -20,7 +20,6 @@ import { CompletionWaits } from '../../../src/runtime/completion-waits.js';
 import { OPERATION_EVENTS, type OperationEvents } from '../../../src/runtime/operation-events.port.js';
 import { RuntimeShuttingDownError } from '../../../src/runtime/runtime-errors.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
-import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { appDatabases, driverSuites, eventually, postgresDatabaseOption, useTestDatabase, type DriverName } from '../persistence/test-databases.js';
 import { openHostDatabase } from './host-data-source.js';
 import { RUNTIME2_CONFIG, Runtime2Tools } from '../runtime2/approval-kit.js';
@@ -54,8 +53,8 @@ describeEachDriver('CompletionWaits on the stores of %s', (driver) => {
   const store = { completedAmong: (ids: readonly string[]) => operations.completedAmong(ids) } as unknown as RuntimeStore;
 
   beforeAll(() => {
-    operations = new OperationStore(db.dataSource);
-    events = new OperationEventsService({ opened$: new BehaviorSubject(db.dataSource), current: undefined } as unknown as RuntimeDatabase);
+    operations = new OperationStore(db.handle);
+    events = new OperationEventsService({ opened$: new BehaviorSubject(db.handle), current: undefined } as unknown as RuntimeDatabase);
   });
   afterAll(() => events?.close());
 
@@ -88,7 +87,7 @@ describeEachDriver('CompletionWaits on the stores of %s', (driver) => {
     const id = await newOperation();
     const waiting = waits.whenCompleted(id);
     // Completed behind the stores' back: no event is published.
-    const table = StoreDatabase.for(db.dataSource).table('agent_hooks_operations');
+    const table = db.handle.table('agent_hooks_operations');
     await db.dataSource.query(`UPDATE ${table} SET "status" = 'completed' WHERE "id" = ${driver === 'postgres' ? '$1' : '?'}`, [id]);
     await within(waiting, 'the waiter settled by the re-check');
     waits.stop();

@@ -5,6 +5,7 @@
  * process hears its own twice. The listener reconnects after its connection dropped and signals `resync`,
  * ignores malformed payloads, and ends with `close()`.
  */
+import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { randomBytes } from 'node:crypto';
 import { BehaviorSubject } from 'rxjs';
 import { DataSource } from 'typeorm';
@@ -21,8 +22,9 @@ import { driverSuites, eventually, useTestDatabase } from '../persistence/test-d
 const describeEachDriver = await driverSuites();
 
 /** The service as the module builds it, on a DataSource that is already open (RuntimeDatabase opened it). */
-function eventsOn(dataSource: DataSource): OperationEventsService {
-  return new OperationEventsService({ opened$: new BehaviorSubject(dataSource), current: undefined } as unknown as RuntimeDatabase);
+/** The events service over a store handle, as `RuntimeDatabase` hands it the handle it built the stores on. */
+function eventsOn(database: StoreDatabase): OperationEventsService {
+  return new OperationEventsService({ opened$: new BehaviorSubject(database), current: undefined } as unknown as RuntimeDatabase);
 }
 
 /** Everything a service emitted: the events of the given operations (other test files share the channel) and the resyncs. */
@@ -43,6 +45,8 @@ describeEachDriver('operation events on %s', (driver) => {
   const failpoints: StepCommitFailpoints = {};
   /** PostgreSQL: a second DataSource on the same schema, with its own listener (another process, to the database). */
   let other: DataSource | undefined;
+  /** The other side's one store handle: its stores commit through it, its listener skips its own NOTIFYs by it. */
+  let otherHandle: StoreDatabase | undefined;
   let here: OperationEventsService;
   let there: OperationEventsService | undefined;
   let local: ReturnType<typeof record>;
@@ -54,14 +58,15 @@ describeEachDriver('operation events on %s', (driver) => {
   let waits: OperationWaitStore;
 
   beforeAll(async () => {
-    operations = new OperationStore(db.dataSource);
-    commits = new StepCommitStore(db.dataSource, { failpoints });
-    waits = new OperationWaitStore(db.dataSource);
-    here = eventsOn(db.dataSource);
+    operations = new OperationStore(db.handle);
+    commits = new StepCommitStore(db.handle, { failpoints });
+    waits = new OperationWaitStore(db.handle);
+    here = eventsOn(db.handle);
     local = record(here);
     if (driver === 'postgres') {
       other = await new DataSource({ ...createDataSourceOptions(db.option), applicationName } as never).initialize();
-      there = eventsOn(other);
+      otherHandle = new StoreDatabase(other);
+      there = eventsOn(otherHandle);
       remote = record(there);
       // Each listener signals resync once its LISTEN is in place.
       await eventually(() => local.resyncs() >= 1 && remote!.resyncs() >= 1, 10_000);
@@ -149,7 +154,7 @@ describeEachDriver('operation events on %s', (driver) => {
   it('DESIGN §4 events: a second DataSource on the same PostgreSQL hears commits through NOTIFY, and neither hears its own twice', async () => {
     const { id } = await newOperation();
     // The other side commits too: its events come back here through NOTIFY, and there only once.
-    const otherOperations = new OperationStore(other!);
+    const otherOperations = new OperationStore(otherHandle!);
     const { operation: theirs } = await otherOperations.create({ agentId: 'a', prompt: 'from the other side' });
     await operations.complete(id, 'done');
     await otherOperations.complete(theirs.id, 'done');

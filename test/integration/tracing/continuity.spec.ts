@@ -4,6 +4,8 @@
  * operation that waits for approval, the other approves and runs it — produce one trace; and with
  * `tracing.captureContent` the prompt and the tool arguments appear on spans, header secrets never.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dropSchema, postgresDatabaseOption, postgresSuite, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from '../runtime2/approval-kit.js';
@@ -74,6 +76,65 @@ describePostgres('O3: an approval across two app instances on one database is on
     const write = spans.filter((span) => span.name === 'execute_tool fs/write');
     expect(write.map((span) => span.attributes['nest_agent_hooks.tool.outcome'])).toContain('ok');
     expect(spans.every((span) => span.spanContext().traceId === root!.spanContext().traceId)).toBe(true);
+  });
+});
+
+/** A loopback receiver that answers 204 and keeps each request's path and traceparent. */
+async function startReceiver(): Promise<{ url: (path: string) => string; seen: { path: string; traceparent?: string }[]; close(): Promise<void> }> {
+  const seen: { path: string; traceparent?: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push({ path: req.url ?? '', ...(typeof req.headers.traceparent === 'string' ? { traceparent: req.headers.traceparent } : {}) });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { url: (path) => `http://127.0.0.1:${port}${path}`, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('O1/O3: work outside a step — a deferred result, a decision, the terminal sequence — is in the operation trace', () => {
+  let app: RuntimeApp;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await receiver?.close();
+  });
+
+  const traceIdOf = (traceparent: string | undefined) => traceparent?.split('-')[1];
+
+  it('O3: a deferred result posted from outside any trace: its after-chain webhook and onComplete carry the operation trace and are spans of it', async () => {
+    sdk.reset();
+    receiver.seen.length = 0;
+    const { operationId, done } = await app.runtime.execAgent({
+      agentId: 'browser',
+      prompt: 'open it',
+      hooks: [
+        { id: 'after', type: 'afterToolCall', webhook: { url: receiver.url('/after') } },
+        { id: 'complete', type: 'onComplete', webhook: { url: receiver.url('/complete') } },
+      ],
+    });
+    await untilOperation(app.store, operationId, waiting, 'the operation to wait for the client');
+    const [pending] = await app.store.interventions(operationId);
+    // The root span ended when the operation paused: the result's work runs in a new segment of the trace.
+    await app.runtime.completeDeferred(operationId, pending!.toolCallId, { content: 'the page', success: true });
+    expect(await within(done, 'done', 20_000)).toMatchObject({ reason: 'done' });
+
+    const spans = sdk.spans();
+    const root = spans.find((span) => span.name === 'invoke_agent browser' && span.attributes['nest_agent_hooks.operation.id'] === operationId && span.attributes['nest_agent_hooks.operation.resumed'] === undefined);
+    expect(root).toBeDefined();
+    const traceId = root!.spanContext().traceId;
+    for (const path of ['/after', '/complete']) {
+      const request = receiver.seen.find((r) => r.path === path);
+      expect([path, traceIdOf(request?.traceparent)]).toEqual([path, traceId]);
+    }
+    const webhookSpans = spans.filter((span) => span.name.startsWith('webhook ') && span.spanContext().traceId === traceId).map((span) => span.name);
+    expect(webhookSpans).toEqual(expect.arrayContaining(['webhook afterToolCall', 'webhook onComplete']));
   });
 });
 
