@@ -142,7 +142,7 @@ export class OperationStore {
   async complete(operationId: string, reason: TerminalReason, error?: TerminalError, hold?: TerminalHold): Promise<boolean> {
     const now = nowIso(this.options);
     if (this.db.dialect === 'postgres') return this.completeInOneStatement(operationId, reason, now, error, hold);
-    // A transaction, though one statement: on PostgreSQL its NOTIFY commits with it, or neither does.
+    // SQLite: a transaction, so the completion event is published only once it committed.
     const result = await this.db.transaction(async (manager, events) => {
       const update = await manager
         .createQueryBuilder()
@@ -151,12 +151,7 @@ export class OperationStore {
           updateValues<OperationEntity>({
           status: 'completed',
           reason,
-          errorType: error?.type ?? null,
-          errorMessage: error?.message ?? null,
-          errorSummary: error?.summary ?? null,
-          // The completing process holds the terminal sequence for a while; after that, a reconciler may run it.
-          leaseOwner: hold?.owner ?? TERMINAL_HOOKS_OWNER,
-          leaseUntil: new Date(Date.parse(now) + (hold?.ms ?? TERMINAL_HOOKS_LEASE_MS)).toISOString(),
+          ...terminalValues(now, error, hold),
           completedAt: now,
           updatedAt: now,
           version: () => '"version" + 1',
@@ -249,12 +244,7 @@ export class OperationStore {
       {
         operationId,
         reason,
-        errorType: error?.type ?? null,
-        errorMessage: error?.message ?? null,
-        errorSummary: error?.summary ?? null,
-        // The completing process holds the terminal sequence for a while; after that, a reconciler may run it.
-        leaseOwner: hold?.owner ?? TERMINAL_HOOKS_OWNER,
-        leaseUntil: new Date(Date.parse(now) + (hold?.ms ?? TERMINAL_HOOKS_LEASE_MS)).toISOString(),
+        ...terminalValues(now, error, hold),
         now,
         ...(hold?.leaseOwner !== undefined ? { fencedBy: hold.leaseOwner } : {}),
       },
@@ -353,3 +343,14 @@ export class OperationStore {
   }
 }
 
+/** The error and the terminal-sequence hold a completion writes, the same on both paths. */
+function terminalValues(now: string, error: TerminalError | undefined, hold: TerminalHold | undefined) {
+  return {
+    errorType: error?.type ?? null,
+    errorMessage: error?.message ?? null,
+    errorSummary: error?.summary ?? null,
+    // The completing process holds the terminal sequence for a while; after that, a reconciler may run it.
+    leaseOwner: hold?.owner ?? TERMINAL_HOOKS_OWNER,
+    leaseUntil: new Date(Date.parse(now) + (hold?.ms ?? TERMINAL_HOOKS_LEASE_MS)).toISOString(),
+  };
+}

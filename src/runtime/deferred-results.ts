@@ -90,10 +90,10 @@ export class DeferredResults {
     result: { content: string; success?: boolean },
     claimant: string,
   ): Promise<DurableDeferredPublish> {
-    return this.tracer.segment(operation, () => this.decideNow(operation, live, item, result, claimant));
+    return this.tracer.segment(operation, () => this.afterChainThenPublish(operation, live, item, result, claimant));
   }
 
-  private async decideNow(
+  private async afterChainThenPublish(
     operation: StoredOperation,
     live: LiveOperation,
     item: StoredIntervention,
