@@ -2,6 +2,8 @@
  * The better-sqlite3 handle under a SQLite DataSource, for the step commit's hot path (issue 14): its own
  * synchronous transaction and prepared statements cost a fraction of TypeORM's transaction machinery.
  * Used only inside the store gate (`StoreDatabase.run`), like every other statement of the stores.
+ * Reached through TypeORM's internal `driver.databaseConnection` (TypeORM 1.1, better-sqlite3 12): an
+ * upgrade must keep the persistence suites green.
  */
 import type { DataSource } from 'typeorm';
 

@@ -3,6 +3,8 @@
  * of `manager` when it has one; otherwise, on PostgreSQL, straight on the DataSource's `pg` pool (one
  * statement needs no query runner: TypeORM's costs more CPU than the statement on the hot path, issue 14),
  * and on SQLite through a query runner of its own (TypeORM shares its one connection).
+ * `driver.master` is TypeORM's internal pool field (checked with TypeORM 1.1): an upgrade must keep
+ * `test/integration/persistence/step-state.spec.ts` green.
  */
 import type { EntityManager } from 'typeorm';
 import { asQueryFailed } from './sql-errors.js';
