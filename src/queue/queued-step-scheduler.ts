@@ -13,6 +13,7 @@ import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.
 import { StepDrain } from '../runtime/step-drain.js';
 import { StepExecutor } from '../runtime/step-executor.js';
 import type { StepHost, StepScheduler } from '../runtime/step-scheduler.port.js';
+import { neverStarted } from '../runtime/run-start.js';
 import { StepQueue } from './step-queue.js';
 
 /** What a worker passes when it runs one scheduled step. */
@@ -110,6 +111,8 @@ export class QueuedStepScheduler implements StepScheduler {
       (worker.signal.aborted || this.shutdown.stopped) && !live.controller.signal.aborted && (await this.store.getOperation(operationId))?.status === 'running';
     live.beginDriving();
     try {
+      // Its creator died before `on_run_start` committed (the reconciler enqueued it): it runs here first.
+      if (!own && neverStarted(operation)) await host.runStart(operationId, live, worker.leaseOwner);
       const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner, stopping: this.shutdown.stopping, subAgents: host });
       // The worker schedules the next step once it has let go of the operation's lease.
       if (result === undefined) return 'next';

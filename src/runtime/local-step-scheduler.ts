@@ -16,6 +16,7 @@ import { RUNTIME_STORE, type RuntimeStore } from './runtime-store.port.js';
 import { StepDrain } from './step-drain.js';
 import { StepExecutor } from './step-executor.js';
 import type { StepHost, StepScheduler } from './step-scheduler.port.js';
+import { neverStarted } from './run-start.js';
 
 @Injectable()
 export class LocalStepScheduler implements StepScheduler {
@@ -61,7 +62,8 @@ export class LocalStepScheduler implements StepScheduler {
         const live = this.live.get(operationId) ?? restoredLive(operation);
         if (live.stepLoopHere) return;
         this.live.add(operationId, live);
-        return this.drive(operationId, live, host, false);
+        // Its creator died before `on_run_start` committed: it runs here first.
+        return this.drive(operationId, live, host, neverStarted(operation));
       }),
     );
     return Promise.resolve();

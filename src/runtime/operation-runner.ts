@@ -72,6 +72,7 @@ import { storedContext } from './run-context-snapshot.js';
 import { InterventionNotifier } from './intervention-notifier.js';
 import { TerminalSequence, type ParentReport } from './terminal-sequence.js';
 import { claimantId } from './claimant-ids.js';
+import { FIRST_VERSION } from './run-start.js';
 import { DeferredResults, type GoOn } from './deferred-results.js';
 import type { ClientToolDeclaration } from './tools/client-tools.js';
 import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
@@ -392,10 +393,11 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
   /** `on_run_start` once per operation; a replaced context is stored, so a resume elsewhere sees it too. */
   async runStart(operationId: string, live: LiveOperation, leaseOwner?: string): Promise<void> {
     const started = await this.dispatcher.transform('on_run_start', live.runContext, { operationId });
-    if (started === live.runContext) return;
+    const changed = started !== live.runContext;
     live.runContext = started;
-    const operation = await this.operation(operationId);
-    await this.store.commit(operationId, operation.version, undefined, { runContext: storedContext(started) }, leaseOwner);
+    // Committed even when nothing changed: an operation still at its first version never ran `on_run_start`,
+    // so a process that takes it over after its creator died runs it (`neverStarted`, G2).
+    await this.store.commit(operationId, FIRST_VERSION, undefined, changed ? { runContext: storedContext(started) } : {}, leaseOwner);
   }
 
   /**

@@ -1,0 +1,13 @@
+/**
+ * `on_run_start` runs once per operation, before its first step (SPEC A3), and its end is committed even
+ * when it changed nothing (`OperationRunner.runStart`): an operation still at its first version never ran
+ * it, so whichever process takes it over after its creator died runs it first (G2).
+ */
+
+/** The version of a new operation, until its `on_run_start` committed. */
+export const FIRST_VERSION = 1;
+
+/** Whether an operation's `on_run_start` never ran: nothing was committed on it since it was created. */
+export function neverStarted(operation: { version: number; stepIndex: number }): boolean {
+  return operation.version === FIRST_VERSION && operation.stepIndex === 0;
+}
