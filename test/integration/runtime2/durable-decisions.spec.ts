@@ -10,7 +10,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { AlreadyCompletedError, InterventionNotPendingError } from '../../../src/index.js';
 import { rejectionReceipt } from '../../../src/runtime/intervention-receipts.js';
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
@@ -64,6 +64,9 @@ async function pendingApproval() {
   const toolCallId = (await app.store.interventions(operationId))[0]!.toolCallId;
   return { operationId, done, toolCallId, paused };
 }
+
+// The takeovers wait for a lease to lapse and a reconcile pass: give a loaded CI machine room.
+jest.setTimeout(30_000);
 
 describe('G3 durable decisions through the runtime', () => {
   it('G3: an approval committed by a process that died is delivered and resumed by the reconciler; approving again is not_pending', async () => {
