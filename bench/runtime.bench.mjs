@@ -20,7 +20,7 @@ import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@
 import { AgentHooksModule, AgentRuntime, HOOK_POINT_NAMES, OnHook, Tool } from '../dist/index.js';
 import { OPEN_TELEMETRY } from '../dist/tracing/open-telemetry.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const RUNS = Number(process.env.BENCH_RUNS ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-bench-'));
 const step = '      - toolCalls: [ { identifier: bench, apiName: work, args: { n: 1 } } ]\n';
