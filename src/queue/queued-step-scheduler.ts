@@ -84,6 +84,8 @@ export class QueuedStepScheduler implements StepScheduler {
       return;
     }
     await this.scheduleNext(operationId);
+    // Its steps run as jobs, each in its own segment of the trace: this process's first span ends here.
+    live.endTraceRoot();
     this.live.watch(operationId, live);
   }
 

@@ -90,45 +90,37 @@ export class DeferredResults {
     result: { content: string; success?: boolean },
     claimant: string,
   ): Promise<DurableDeferredPublish> {
-    return this.tracer.segment(operation, () => this.afterChainThenPublish(operation, live, item, result, claimant));
-  }
-
-  private async afterChainThenPublish(
-    operation: StoredOperation,
-    live: LiveOperation,
-    item: StoredIntervention,
-    result: { content: string; success?: boolean },
-    claimant: string,
-  ): Promise<DurableDeferredPublish> {
-    const operationId = operation.id;
-    const toolCallId = item.toolCallId;
-    // Caller policy comes from the database; a read error propagates, never read as "no hooks" (L4).
-    await this.executor.restoreCallerHooks(operationId);
-    const assistant = (await this.store.messages(operationId)).find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === toolCallId));
-    const call = assistant?.toolCalls?.find((c) => c.id === toolCallId) ?? { id: toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
-    const outcome = await this.tools.completeDeferred(
-      {
-        operationId,
-        agentId: operation.agentId,
-        ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
-        ...(operation.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
-        ...(operation.threadId ? { threadId: operation.threadId } : {}),
-        stepIndex: item.stepIndex,
-        callIndex: item.callIndex,
-        assistantMessageId: assistant?.id ?? '',
-        call,
-        runContext: live.runContext,
-        signal: live.controller.signal,
-        // The operation's own client tools are not in the catalog: their events still say `client`.
-        ...clientToolOf(operation, call),
-      },
-      { content: result.content, success: result.success ?? true },
-      assistant !== undefined,
-    );
-    const message = { ...outcome.message, role: 'tool' as const, toolCallId };
-    // The hooks that decided this result are in the timeline before the result is published.
-    await this.store.flushTimeline();
-    return this.store.publishDeferredDurably(operationId, toolCallId, { content: message.content, success: outcome.success }, message, claimant);
+    return this.tracer.segment(operation, async () => {
+      const operationId = operation.id;
+      const toolCallId = item.toolCallId;
+      // Caller policy comes from the database; a read error propagates, never read as "no hooks" (L4).
+      await this.executor.restoreCallerHooks(operationId);
+      const assistant = (await this.store.messages(operationId)).find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === toolCallId));
+      const call = assistant?.toolCalls?.find((c) => c.id === toolCallId) ?? { id: toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
+      const outcome = await this.tools.completeDeferred(
+        {
+          operationId,
+          agentId: operation.agentId,
+          ...(live.runContext.userId ? { userId: live.runContext.userId } : {}),
+          ...(operation.parentOperationId ? { parentOperationId: operation.parentOperationId } : {}),
+          ...(operation.threadId ? { threadId: operation.threadId } : {}),
+          stepIndex: item.stepIndex,
+          callIndex: item.callIndex,
+          assistantMessageId: assistant?.id ?? '',
+          call,
+          runContext: live.runContext,
+          signal: live.controller.signal,
+          // The operation's own client tools are not in the catalog: their events still say `client`.
+          ...clientToolOf(operation, call),
+        },
+        { content: result.content, success: result.success ?? true },
+        assistant !== undefined,
+      );
+      const message = { ...outcome.message, role: 'tool' as const, toolCallId };
+      // The hooks that decided this result are in the timeline before the result is published.
+      await this.store.flushTimeline();
+      return this.store.publishDeferredDurably(operationId, toolCallId, { content: message.content, success: outcome.success }, message, claimant);
+    });
   }
 
   /**

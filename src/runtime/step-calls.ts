@@ -101,7 +101,7 @@ export class StepCalls {
     return this.tracer.span(`execute_tool ${name}`, 'internal', attributes, async (span) => {
       const outcome = await this.route(step, plan, callIndex);
       // Waiting for a decision, a deferred result or a child: no outcome yet.
-      if (outcome === 'awaiting' || (typeof outcome === 'object' && outcome.end !== undefined && 'waiting' in outcome.end)) span.set({ [OURS.toolOutcome]: 'pending' });
+      if (outcome === 'awaiting' || (typeof outcome === 'object' && outcome.end === WAITING)) span.set({ [OURS.toolOutcome]: 'pending' });
       return outcome;
     });
   }

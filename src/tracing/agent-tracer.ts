@@ -172,11 +172,6 @@ export class AgentTracer {
     if (span?.isRecording()) span.addEvent(name, attributes);
   }
 
-  /** Whether a span started now would be recorded (so callers may skip building attributes). */
-  get active(): boolean {
-    return this.otel?.trace.getActiveSpan()?.isRecording() === true;
-  }
-
   /** Whether the active context belongs to a trace (a recording span, or a remote parent a span would join). */
   get inTrace(): boolean {
     if (!this.otel) return false;

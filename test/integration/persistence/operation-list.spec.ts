@@ -4,18 +4,14 @@
  * pages visit every operation exactly once while others are inserted between reads. On a SQLite file and
  * on PostgreSQL.
  */
-import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { OperationStore } from '../../../src/persistence/operation.store.js';
 import { createRuntimeStores, type RuntimeStores } from '../../../src/persistence/runtime-stores.js';
 import { TypeOrmOperationReads } from '../../../src/persistence/typeorm-operation-reads.js';
 import type { OperationListQuery, OperationReadPort, OperationSummary } from '../../../src/runtime/operation-read.port.js';
-import { driverSuites, useTestDatabase } from './test-databases.js';
+import { driverSuites, runtimeDatabaseOver, useTestDatabase } from './test-databases.js';
 
 const describeEachDriver = await driverSuites();
 
-function databaseOf(stores: RuntimeStores): RuntimeDatabase {
-  return { stores: () => Promise.resolve(stores), current: stores } as unknown as RuntimeDatabase;
-}
 
 /** The list order: createdAt, then id, both descending. */
 const newestFirst = (a: OperationSummary, b: OperationSummary): number =>
@@ -28,7 +24,7 @@ describeEachDriver('DESIGN §7 list at the read port on %s', (driver) => {
 
   beforeAll(() => {
     stores = createRuntimeStores(db.dataSource);
-    reads = new TypeOrmOperationReads(databaseOf(stores));
+    reads = new TypeOrmOperationReads(runtimeDatabaseOver(stores));
   });
 
   afterAll(async () => {

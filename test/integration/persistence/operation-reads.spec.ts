@@ -4,18 +4,13 @@
  * vocabulary. On a SQLite file and on PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
-import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { createRuntimeStores, type RuntimeStores } from '../../../src/persistence/runtime-stores.js';
 import { TypeOrmOperationReads } from '../../../src/persistence/typeorm-operation-reads.js';
 import type { OperationReadPort } from '../../../src/runtime/operation-read.port.js';
-import { driverSuites, useTestDatabase } from './test-databases.js';
+import { driverSuites, runtimeDatabaseOver, useTestDatabase } from './test-databases.js';
 
 const describeEachDriver = await driverSuites();
 
-/** The part of `RuntimeDatabase` the read port uses: `stores()` and `current` (undefined until it opened). */
-function databaseOf(stores: RuntimeStores, open = true): RuntimeDatabase {
-  return { stores: () => Promise.resolve(stores), current: open ? stores : undefined } as unknown as RuntimeDatabase;
-}
 
 const call = (toolCallId: string, callIndex: number) => ({ toolCallId, stepIndex: 0, callIndex, identifier: 'crm', apiName: 'update', args: { id: callIndex }, kind: 'approval' as const });
 
@@ -26,7 +21,7 @@ describeEachDriver('DESIGN §2 the read port (OPERATION_READER) on %s', (driver)
 
   beforeAll(() => {
     stores = createRuntimeStores(db.dataSource);
-    reads = new TypeOrmOperationReads(databaseOf(stores));
+    reads = new TypeOrmOperationReads(runtimeDatabaseOver(stores));
   });
 
   afterAll(async () => {
@@ -85,6 +80,6 @@ describeEachDriver('DESIGN §2 the read port (OPERATION_READER) on %s', (driver)
     expect(count('completed', 'done')).toBe(1);
     expect(count('running')).toBeGreaterThanOrEqual(4);
     expect(counts.every((row) => typeof row.count === 'number' && (row.status === 'completed') === (row.reason !== undefined))).toBe(true);
-    await expect(new TypeOrmOperationReads(databaseOf(stores, false)).operationCounts()).resolves.toBeUndefined();
+    await expect(new TypeOrmOperationReads(runtimeDatabaseOver(stores, false)).operationCounts()).resolves.toBeUndefined();
   });
 });

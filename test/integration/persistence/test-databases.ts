@@ -4,6 +4,8 @@
  * `afterAll`), so test files can run in parallel. A PostgreSQL that does not answer fails the tests
  * under `CI=true`; elsewhere it is left out of the driver list with a loud warning.
  */
+import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
+import type { RuntimeStores } from '../../../src/persistence/runtime-stores.js';
 import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -212,4 +214,9 @@ export async function appDatabases(prefix: string): Promise<AppDatabases> {
     schema,
     databaseFor: (driver, name) => (driver === 'postgres' ? postgresDatabaseOption(schema) : `sqlite:${join(folder, `${name}.sqlite`)}`),
   };
+}
+
+/** The part of `RuntimeDatabase` the read port uses, over stores built in a test: `stores()` and `current` (undefined until it opened). */
+export function runtimeDatabaseOver(stores: RuntimeStores, open = true): RuntimeDatabase {
+  return { stores: () => Promise.resolve(stores), current: open ? stores : undefined } as unknown as RuntimeDatabase;
 }
