@@ -21,6 +21,10 @@ export function listOperations(database: StoreDatabase, query: OperationListQuer
     if (query.ownerId !== undefined) select.andWhere('operation.ownerId = :ownerId', { ownerId: query.ownerId });
     if (query.status !== undefined) select.andWhere('operation.status = :status', { status: query.status });
     if (query.agentId !== undefined) select.andWhere('operation.agentId = :agentId', { agentId: query.agentId });
+    if (query.ids !== undefined) {
+      if (query.ids.length === 0) return [];
+      select.andWhere('operation.id IN (:...ids)', { ids: [...query.ids] });
+    }
     // Row values: both SQLite (≥ 3.15) and PostgreSQL compare them in the index's order.
     if (query.after !== undefined) {
       select.andWhere('(operation.createdAt, operation.id) < (:afterAt, :afterId)', { afterAt: query.after.createdAt, afterId: query.after.id });

@@ -41,6 +41,8 @@ export interface OperationListQuery {
   ownerId?: string;
   status?: OperationStatus;
   agentId?: string;
+  /** Only these operations (the caller-wide event stream reads the ones its events named). */
+  ids?: readonly string[];
   /** Only operations strictly after this place in the order (the previous page's last item). */
   after?: OperationListPosition;
   /** At most this many rows. */

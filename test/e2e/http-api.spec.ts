@@ -176,6 +176,7 @@ describe('DESIGN §7 /docs (OpenAPI)', () => {
         'GET /v1/operations/{id}/messages',
         'GET /v1/operations/{id}/timeline',
         'GET /v1/operations/{id}/events',
+        'GET /v1/events',
         'POST /v1/operations/{id}/cancel',
         'POST /v1/operations/{id}/interventions/{toolCallId}',
         'POST /v1/operations/{id}/tool-results/{toolCallId}',

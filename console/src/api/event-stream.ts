@@ -1,11 +1,12 @@
 /**
- * GET /v1/operations/:id/events read with fetch and a stream parser: EventSource cannot send the
- * Authorization header. `message` events carry a published message (id = its seq), `status` events the
- * operation view; the server ends the stream after the completed status. A stream cut before that is
- * reopened with `Last-Event-ID`, so no message is lost or repeated.
+ * The API's Server-Sent Events read with fetch and a stream parser (EventSource cannot send the
+ * Authorization header). GET /v1/operations/:id/events: `message` events carry a published message (id =
+ * its seq), `status` events the operation view; the server ends the stream after the completed status, and
+ * a stream cut before that is reopened with `Last-Event-ID`, so no message is lost or repeated.
+ * GET /v1/events: the caller's operations as list items after each change; reopened when cut.
  */
 import { apiUrl, authHeaders, checkAuthorized, UnauthorizedError } from './api-client.js';
-import type { MessageView, OperationView } from './types.js';
+import type { MessageView, OperationSummary, OperationView } from './types.js';
 
 export type OperationEvent = { event: 'message'; seq: number; data: MessageView } | { event: 'status'; data: OperationView };
 
@@ -48,53 +49,102 @@ export class SseParser {
 
 const RETRY_MS = [500, 1_000, 2_000, 5_000];
 
-/** Follows the operation's events until it completes or `signal` aborts. */
-export async function followOperation(operationId: string, handlers: EventStreamHandlers, signal: AbortSignal): Promise<void> {
-  let lastSeq: number | undefined;
+type RawEvent = { event: string; id?: string; data: string };
+
+/**
+ * Reads the SSE stream at `path` until `onRaw` says it is over (true) or `signal` aborts; a stream cut
+ * before that (server restart, proxy timeout) is reopened after a short, growing pause, with the headers
+ * `headers()` gives then (a `Last-Event-ID`). `onOpen` runs each time a connection is established.
+ */
+async function followStream(path: string, handlers: { headers?(): Record<string, string>; onOpen?(): void; onRaw(raw: RawEvent): boolean; onConnection?(open: boolean): void; onEnd?(): void }, signal: AbortSignal): Promise<void> {
   let failures = 0;
   while (!signal.aborted) {
     try {
-      const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders() };
-      if (lastSeq !== undefined) headers['last-event-id'] = String(lastSeq);
-      const response = await fetch(apiUrl(`v1/operations/${encodeURIComponent(operationId)}/events`), { headers, signal, cache: 'no-store' });
+      const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders(), ...handlers.headers?.() };
+      const response = await fetch(apiUrl(path), { headers, signal, cache: 'no-store' });
       checkAuthorized(response, headers);
-      // A 4xx (not found, bad id) will not change by retrying.
+      // A 4xx (not found, bad id, no such route) will not change by retrying.
       if (response.status >= 400 && response.status < 500) {
         handlers.onEnd?.();
         return;
       }
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       handlers.onConnection?.(true);
+      handlers.onOpen?.();
       failures = 0;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       const parser = new SseParser();
-      let completed = false;
+      let over = false;
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        for (const raw of parser.push(value)) {
-          if (raw.event === 'message') {
-            const seq = Number(raw.id);
-            if (Number.isSafeInteger(seq)) lastSeq = seq;
-            handlers.onEvent({ event: 'message', seq, data: JSON.parse(raw.data) as MessageView });
-          } else if (raw.event === 'status') {
-            const view = JSON.parse(raw.data) as OperationView;
-            if (view.status === 'completed') completed = true;
-            handlers.onEvent({ event: 'status', data: view });
-          }
-        }
+        for (const raw of parser.push(value)) over = handlers.onRaw(raw) || over;
       }
-      if (completed) {
+      if (over) {
         handlers.onEnd?.();
         return;
       }
     } catch (error) {
       if (signal.aborted || error instanceof UnauthorizedError) return;
     }
-    // Cut before the end (server restart, proxy timeout): reconnect after a short, growing pause.
     handlers.onConnection?.(false);
     await pause(RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]!, signal);
   }
+}
+
+/** Follows the operation's events until it completes or `signal` aborts; a reconnect resumes after the last message. */
+export function followOperation(operationId: string, handlers: EventStreamHandlers, signal: AbortSignal): Promise<void> {
+  let lastSeq: number | undefined;
+  return followStream(
+    `v1/operations/${encodeURIComponent(operationId)}/events`,
+    {
+      headers: (): Record<string, string> => (lastSeq !== undefined ? { 'last-event-id': String(lastSeq) } : {}),
+      onRaw: (raw) => {
+        if (raw.event === 'message') {
+          const seq = Number(raw.id);
+          if (Number.isSafeInteger(seq)) lastSeq = seq;
+          handlers.onEvent({ event: 'message', seq, data: JSON.parse(raw.data) as MessageView });
+        } else if (raw.event === 'status') {
+          const view = JSON.parse(raw.data) as OperationView;
+          handlers.onEvent({ event: 'status', data: view });
+          return view.status === 'completed';
+        }
+        return false;
+      },
+      ...(handlers.onConnection ? { onConnection: handlers.onConnection } : {}),
+      ...(handlers.onEnd ? { onEnd: handlers.onEnd } : {}),
+    },
+    signal,
+  );
+}
+
+export interface CallerStreamHandlers {
+  /** One of the caller's operations after a change, as the list shows it. */
+  onOperation(item: OperationSummary): void;
+  /**
+   * Changes may have been missed: the stream (re)opened, or the server said so (`resync`). Re-read the
+   * list; the stream is open at this point, so nothing after the re-read is missed.
+   */
+  onResync(): void;
+  /** The server has no caller stream (an older one): the list updates on Refresh and on return to the tab only. */
+  onUnavailable?(): void;
+}
+
+/** Follows GET /v1/events, the changes of all of the caller's operations, until `signal` aborts. */
+export function followCaller(handlers: CallerStreamHandlers, signal: AbortSignal): Promise<void> {
+  return followStream(
+    'v1/events',
+    {
+      onOpen: () => handlers.onResync(),
+      onRaw: (raw) => {
+        if (raw.event === 'operation') handlers.onOperation(JSON.parse(raw.data) as OperationSummary);
+        else if (raw.event === 'resync') handlers.onResync();
+        return false;
+      },
+      ...(handlers.onUnavailable ? { onEnd: handlers.onUnavailable } : {}),
+    },
+    signal,
+  );
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,15 +1,17 @@
 /**
  * The caller's operations (GET /v1/operations), newest first: status, agent, created, duration, steps,
  * tokens, cost; filters by status and agent (kept in the address, so a filtered view can be shared);
- * pages of 200 with "Load more". Live: see live-operations.ts.
+ * pages of 200 with "Load more". Live: one stream of all the caller's changes (GET /v1/events) updates
+ * the rows in place and brings in new operations, whichever process or client started them; nothing polls.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiCallError, getJson, UnauthorizedError } from '../api/api-client.js';
-import type { OperationPage, OperationSummary, OperationView } from '../api/types.js';
+import type { OperationPage, OperationSummary } from '../api/types.js';
 import { formatCost, formatDuration, formatNumber, formatTime } from '../format.js';
 import { statusSign } from '../outcomes.js';
 import { afterPaint } from '../after-paint.js';
-import { useFollowed, useVisibleIds } from './live-operations.js';
+import { followCaller } from '../api/event-stream.js';
+import { placeChange, type LiveState } from './live-list.js';
 
 export interface ListFilters {
   status: string;
@@ -17,6 +19,11 @@ export interface ListFilters {
 }
 
 const PAGE_SIZE = 200;
+const LIVE_TEXT: Record<LiveState, string> = {
+  connecting: 'connecting for live updates…',
+  live: 'updates live.',
+  unavailable: 'this server sends no live updates (Refresh reads the list again).',
+};
 const STATUSES = ['', 'running', 'waiting', 'completed'] as const;
 
 function query(filters: ListFilters, cursor?: string): string {
@@ -41,7 +48,6 @@ export function OperationsPage({ filters, onFilters, authEpoch }: { filters: Lis
   const [problem, setProblem] = useState<string>();
   // Refused for want of a key: the key form is shown; the list says so instead of "no operation".
   const [needsKey, setNeedsKey] = useState(false);
-  const table = useRef<HTMLTableSectionElement>(null);
   // What is typed in the agent field; applied with the form (not on every key).
   const [agentText, setAgentText] = useState(filters.agentId);
   useEffect(() => setAgentText(filters.agentId), [filters.agentId]);
@@ -80,13 +86,21 @@ export function OperationsPage({ filters, onFilters, authEpoch }: { filters: Lis
     return () => abort.abort();
   }, [filters.status, filters.agentId, authEpoch]);
 
-  // A re-read of the first page, one at a time (several streams may report at once).
-  const refreshing = useRef<Promise<void> | undefined>(undefined);
+  // A re-read of the first page, one at a time; asked for while one runs, it runs once more after it
+  // (the running read may have begun before what prompted the new request).
+  const refreshing = useRef<{ again: boolean } | undefined>(undefined);
   const refreshHead = useCallback(() => {
-    if (refreshing.current) return;
-    refreshing.current = getJson<OperationPage>(query(filters))
-      .then((page) => setItems((loaded) => merge(loaded, page.items)), report)
-      .finally(() => (refreshing.current = undefined));
+    if (refreshing.current) {
+      refreshing.current.again = true;
+      return;
+    }
+    const run = (state: { again: boolean }) => {
+      state.again = false;
+      void getJson<OperationPage>(query(filters))
+        .then((page) => setItems((loaded) => merge(loaded, page.items)), report)
+        .finally(() => (state.again ? run(state) : (refreshing.current = undefined)));
+    };
+    run((refreshing.current = { again: false }));
   }, [filters.status, filters.agentId]);
 
   // Coming back to the tab: what happened meanwhile.
@@ -96,13 +110,26 @@ export function OperationsPage({ filters, onFilters, authEpoch }: { filters: Lis
     return () => document.removeEventListener('visibilitychange', onVisible);
   }, [refreshHead]);
 
-  const liveKey = useMemo(() => items.filter((item) => item.status !== 'completed').map((item) => item.operationId).join(','), [items]);
-  const visible = useVisibleIds(table, liveKey);
-  const followed = items.filter((item) => item.status !== 'completed' && visible.has(item.operationId)).map((item) => item.operationId);
-  useFollowed(followed, (view: OperationView) => {
-    setItems((list) => list.map((item) => (item.operationId === view.operationId ? { ...item, status: view.status, reason: view.reason, usage: view.usage } : item)));
-    refreshHead();
-  });
+  // The caller's stream: each change placed into the list; on (re)open and on a resync, the head re-read.
+  const [live, setLive] = useState<LiveState>('connecting');
+  const cursorRef = useRef(cursor);
+  cursorRef.current = cursor;
+  useEffect(() => {
+    const abort = new AbortController();
+    setLive('connecting');
+    void followCaller(
+      {
+        onOperation: (item) => setItems((list) => placeChange(list, item, filters, cursorRef.current !== undefined)),
+        onResync: () => {
+          setLive('live');
+          refreshHead();
+        },
+        onUnavailable: () => setLive('unavailable'),
+      },
+      abort.signal,
+    );
+    return () => abort.abort();
+  }, [refreshHead, authEpoch]);
 
   const loadMore = () => {
     if (!cursor) return;
@@ -170,7 +197,7 @@ export function OperationsPage({ filters, onFilters, authEpoch }: { filters: Lis
         </p>
       ) : null}
       <p class="muted" role="status" aria-live="polite">
-        {loading ? 'Loading…' : needsKey ? 'The operations are shown once the server accepts an API key.' : `${formatNumber(items.length)} operation${items.length === 1 ? '' : 's'} shown${cursor ? ' (more to load)' : ''}; running ones on screen update live.`}
+        {loading ? 'Loading…' : needsKey ? 'The operations are shown once the server accepts an API key.' : `${formatNumber(items.length)} operation${items.length === 1 ? '' : 's'} shown${cursor ? ' (more to load)' : ''}; ${LIVE_TEXT[live]}`}
       </p>
       <table class="operations">
         <caption class="visually-hidden">Operations, newest first</caption>
@@ -197,7 +224,7 @@ export function OperationsPage({ filters, onFilters, authEpoch }: { filters: Lis
             <th scope="col" class="num">Cost</th>
           </tr>
         </thead>
-        <tbody ref={table}>
+        <tbody>
           {items.map((item) => (
             <Row key={item.operationId} item={item} now={now} />
           ))}
@@ -218,7 +245,7 @@ function Row({ item, now }: { item: OperationSummary; now: number }) {
   const created = Date.parse(item.createdAt);
   const ended = item.status === 'completed' ? Date.parse(item.updatedAt) : now;
   return (
-    <tr data-live-id={item.status !== 'completed' ? item.operationId : undefined} data-status={item.status}>
+    <tr data-status={item.status}>
       <td>
         <span class={`badge tone-${sign.tone}`}>
           <span aria-hidden="true">{sign.symbol}</span> {sign.label}

@@ -3,6 +3,8 @@ import type { Provider, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ApiExceptionFilter } from './api-exception.filter.js';
 import { ApiKeyGuard } from './api-key.guard.js';
+import { CallerEventStreams } from './caller-event-stream.js';
+import { CallerEventsController } from './caller-events.controller.js';
 import { OperationDecisionsController } from './operation-decisions.controller.js';
 import { OperationEventStreams } from './operation-event-stream.js';
 import { OperationEventsController } from './operation-events.controller.js';
@@ -10,7 +12,7 @@ import { OperationReader } from './operation-reader.js';
 import { OperationsController } from './operations.controller.js';
 import { SERVER_API_OPTIONS, type ServerApiOptions } from './server-api.options.js';
 
-export const API_CONTROLLERS: Type[] = [OperationsController, OperationDecisionsController, OperationEventsController];
+export const API_CONTROLLERS: Type[] = [OperationsController, OperationDecisionsController, OperationEventsController, CallerEventsController];
 
 export function apiProviders(options: ServerApiOptions): Provider[] {
   return [
@@ -20,5 +22,6 @@ export function apiProviders(options: ServerApiOptions): Provider[] {
     ApiKeyGuard,
     OperationReader,
     OperationEventStreams,
+    CallerEventStreams,
   ];
 }

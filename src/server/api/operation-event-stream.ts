@@ -14,42 +14,7 @@ import { OPERATION_EVENTS, type OperationEvents } from '../../runtime/operation-
 import { RECOVERY_SETTINGS, type RecoverySettings } from '../../runtime/recovery-settings.js';
 import { OperationReader } from './operation-reader.js';
 import { messageView } from './operation-views.js';
-
-/** A comment line now and then keeps proxies and load balancers from closing an idle stream. */
-export const HEARTBEAT_MS = 15_000;
-
-/** One open stream: stopped by its client, by shutdown, or when the operation completes. */
-class StreamHandle {
-  stopped = false;
-  /** Something happened to the operation since the last read (or the stream just began). */
-  changed = true;
-  private wake: (() => void) | undefined;
-
-  stop(): void {
-    this.stopped = true;
-    this.wake?.();
-  }
-
-  /** An event of the operation (or a resync): read again. */
-  poke(): void {
-    this.changed = true;
-    this.wake?.();
-  }
-
-  /** Waits `ms`, or less if the operation changes or the stream stops meanwhile. */
-  sleep(ms: number): Promise<void> {
-    if (this.changed || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const finish = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(finish, ms);
-      this.wake = finish;
-    });
-  }
-}
+import { SseWriter, StreamHandle } from './sse-stream.js';
 
 @Injectable()
 export class OperationEventStreams implements BeforeApplicationShutdown {
@@ -71,25 +36,14 @@ export class OperationEventStreams implements BeforeApplicationShutdown {
 
   /** Streams the operation's events into `response` until it completes; the caller checked ownership. */
   async stream(operationId: string, response: Response, afterSeq: number): Promise<void> {
-    response.status(200);
-    response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    response.setHeader('Cache-Control', 'no-cache, no-transform');
-    response.setHeader('Connection', 'keep-alive');
-    // nginx buffers responses unless told not to; events must arrive as they happen.
-    response.setHeader('X-Accel-Buffering', 'no');
-    response.flushHeaders();
-
+    const writer = new SseWriter(response);
+    writer.open();
     const handle = new StreamHandle();
     this.open.add(handle);
     response.on('close', () => handle.stop());
     // Subscribed before the first read: a commit made while it runs wakes the loop again.
     const subscription = this.events.of(operationId).subscribe(() => handle.poke());
-    let lastWrite = Date.now();
-    const send = (event: string, data: unknown, id?: string) => {
-      if (response.writableEnded || response.destroyed) return;
-      response.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      lastWrite = Date.now();
-    };
+    const send = (event: string, data: unknown, id?: string) => writer.send(event, data, id);
 
     let lastSeq = afterSeq;
     let lastStatus: string | undefined;
@@ -120,13 +74,10 @@ export class OperationEventStreams implements BeforeApplicationShutdown {
         // Until an event, the next heartbeat or the safety re-check, whichever comes first.
         for (;;) {
           const now = Date.now();
-          if (now - lastWrite >= HEARTBEAT_MS && !response.writableEnded) {
-            response.write(': keep-alive\n\n');
-            lastWrite = now;
-          }
+          const heartbeatIn = writer.heartbeat(now);
           const recheckIn = lastRead + this.settings.recheckMs - now;
           if (recheckIn <= 0 || handle.changed || handle.stopped || this.shuttingDown) break;
-          await handle.sleep(Math.min(recheckIn, lastWrite + HEARTBEAT_MS - now));
+          await handle.sleep(Math.min(recheckIn, heartbeatIn));
         }
       }
     } catch (error) {
@@ -135,7 +86,7 @@ export class OperationEventStreams implements BeforeApplicationShutdown {
     } finally {
       subscription.unsubscribe();
       this.open.delete(handle);
-      if (!response.writableEnded) response.end();
+      writer.end();
     }
   }
 }

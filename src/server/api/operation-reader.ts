@@ -9,7 +9,7 @@ import { notFound } from './api-error.js';
 import type { Caller } from './caller.js';
 import type { ListQuery } from './list-query.js';
 import { encodeCursor } from './operation-cursor.js';
-import { operationListItemView, operationView, timelineItemView, type OperationListView, type OperationView, type TimelineItemView } from './operation-views.js';
+import { operationListItemView, operationView, timelineItemView, type OperationListItemView, type OperationListView, type OperationView, type TimelineItemView } from './operation-views.js';
 
 @Injectable()
 export class OperationReader {
@@ -41,6 +41,15 @@ export class OperationReader {
       items: page.map(operationListItemView),
       ...(rows.length > query.limit && last ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) } : {}),
     };
+  }
+
+  /**
+   * The list items of those of `ids` that `caller` may see (the others are simply absent), in one read;
+   * what the caller-wide event stream sends.
+   */
+  async summaries(caller: Caller, ids: readonly string[]): Promise<OperationListItemView[]> {
+    const rows = await this.reads.listOperations({ ...(caller.authenticated ? { ownerId: caller.ownerId } : {}), ids, limit: ids.length });
+    return rows.map(operationListItemView);
   }
 
   find(operationId: string): Promise<StoredOperation | null> {

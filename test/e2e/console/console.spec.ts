@@ -2,7 +2,7 @@
  * Issue 17 / DESIGN §7 "The console", in a real browser against the built server (keys on): the key is
  * asked once and a wrong one is refused; an approval given in the page runs the tool and the operation
  * completes on screen without a reload; a denied call is marked denied in the waterfall; a deferred call
- * is completed from the form; the list follows a waiting operation live. Screenshots of the list and of an
+ * is completed from the form; the list shows an operation started elsewhere and follows it live (GET /v1/events). Screenshots of the list and of an
  * operation go to test-artifacts/console/; render times for 1,000 operations and 500 timeline rows are
  * measured with performance marks and printed (RESULT lines), never asserted.
  */
@@ -21,7 +21,7 @@ const KEY = 'console-key-5e1f0c9b';
 interface InPage {
   sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
   requestAnimationFrame(callback: (time: number) => void): number;
-  document: { activeElement: { id: string } | null };
+  document: { activeElement: { id: string; tagName: string; closest?(selector: string): unknown } | null };
   unreloaded?: boolean;
 }
 const ARTIFACTS = join('test-artifacts', 'console');
@@ -137,6 +137,18 @@ describeInBrowser('DESIGN §7 the operations console', () => {
     await dialog.getByRole('button', { name: 'Use this key' }).click();
     await expectVisible(page.getByTestId('key-refused'));
     expect(await page.getByTestId('key-refused').textContent()).toContain('Key refused');
+    // A modal dialog: Tab never reaches the page behind it (inert), and Escape does not close it.
+    const focusBehind = () =>
+      page.evaluate(() => {
+        const active = (globalThis as unknown as InPage).document.activeElement;
+        return active !== null && active.tagName !== 'BODY' && active.closest?.('dialog') == null ? active.tagName : null;
+      });
+    for (let press = 0; press < 8; press++) {
+      await page.keyboard.press('Tab');
+      expect(await focusBehind()).toBeNull();
+    }
+    await page.keyboard.press('Escape');
+    expect(await dialog.isVisible()).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'key-refused.png') });
     expect(await storedKey(page)).toBeNull();
 
@@ -224,19 +236,22 @@ describeInBrowser('DESIGN §7 the operations console', () => {
     await page.close();
   }, TEST_MS);
 
-  it('the list shows the operations and follows a waiting one live to completed (no reload)', async () => {
-    const { id, toolCallId } = await startWaiting('approver');
+  it('the list shows an operation started elsewhere as it starts and follows it live to completed (no reload)', async () => {
     const page = await signedInPage();
     await page.goto(consoleUrl());
+    await expectVisible(page.getByText('updates live.'));
+    await markWindow(page);
+    // Started by another client after the page loaded: it arrives over GET /v1/events.
+    const { id, toolCallId } = await startWaiting('approver');
     const row = page.locator(`tr:has(a[href="#/operations/${id}"])`);
     await expectVisible(row);
-    expect(await row.getAttribute('data-status')).toBe('waiting');
-    await markWindow(page);
-    // The row is followed over its event stream once it is on screen.
+    await until(() => row.getAttribute('data-status'), (s) => s === 'waiting', 'the new row to show waiting');
     await until(async () => (await api.post(`/v1/operations/${id}/interventions/${toolCallId}`, { action: 'reject', reason: 'Not from the list.' })).status, (s) => s === 200, 'the rejection');
     await until(() => row.getAttribute('data-status'), (s) => s === 'completed', 'the row to show completed');
     expect(await row.textContent()).toContain('interrupted');
     expect(await stillSamePage(page)).toBe(true);
+    // Newest first: the new operation is the top row.
+    expect(await page.locator('tbody tr').first().locator('a').getAttribute('href')).toBe(`#/operations/${id}`);
     // The status filter reads the list again with ?status=.
     await page.getByLabel('Status').selectOption('completed');
     await until(() => page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status'))), (s) => s.length > 0 && s.every((v) => v === 'completed'), 'only completed rows');

@@ -104,6 +104,18 @@ describeEachDriver('DESIGN §7 list at the read port on %s', (driver) => {
     expect(await ids({ ownerId: owner, status: 'waiting' })).toEqual([]);
   });
 
+  it('DESIGN §7 /v1/events: `ids` reads just those operations, still only the owner\'s, in one statement', async () => {
+    const owner = 'ids-owner';
+    const a = (await stores.operations.create({ agentId: 'ids', ownerId: owner, prompt: 'a' })).operation;
+    const b = (await stores.operations.create({ agentId: 'ids', ownerId: owner, prompt: 'b' })).operation;
+    await stores.operations.create({ agentId: 'ids', ownerId: owner, prompt: 'not asked for' });
+    const foreign = (await stores.operations.create({ agentId: 'ids', ownerId: 'ids-other', prompt: 'c' })).operation;
+    const asked = [a.id, b.id, foreign.id, '00000000-0000-4000-8000-000000000000'];
+    const rows = await reads.listOperations({ ownerId: owner, ids: asked, limit: asked.length });
+    expect(rows.map((row) => row.id).sort()).toEqual([a.id, b.id].sort());
+    expect(await reads.listOperations({ ownerId: owner, ids: [], limit: 1 })).toEqual([]);
+  });
+
   it('pages visit every operation exactly once while operations are inserted between page reads', async () => {
     const owner = 'paging-owner';
     const before: string[] = [];

@@ -9,7 +9,8 @@ import { jest } from '@jest/globals';
 import type { Response } from 'express';
 import { filter, Subject } from 'rxjs';
 import type { OperationEventSignal, OperationEvents } from '../../../src/runtime/operation-events.port.js';
-import { HEARTBEAT_MS, OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
+import { OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
+import { HEARTBEAT_MS } from '../../../src/server/api/sse-stream.js';
 import type { OperationReader } from '../../../src/server/api/operation-reader.js';
 import type { StoredMessage, StoredOperation } from '../../../src/runtime/runtime-store.port.js';
 
