@@ -35,6 +35,11 @@ function parseTemplate(template: string): TemplatePart[] | string {
 interface CheckedHeader {
   readonly name: string;
   readonly parts: readonly TemplatePart[];
+  /**
+   * The value of a template without placeholders. It was checked as a template (characters, no `${`),
+   * and expanding it changes nothing, so it is sent as it is, without a second check per send.
+   */
+  readonly constant: string | undefined;
 }
 
 /**
@@ -69,7 +74,7 @@ function checkAll(
         fail(`${label} uses variable ${part.variable}, which is not listed in allowedEnvVars`);
       }
     }
-    checked.push({ name, parts });
+    checked.push({ name, parts, constant: parts.every((part) => 'literal' in part) ? template : undefined });
   }
   return checked;
 }
@@ -155,9 +160,15 @@ export function resolveHeaders(
     throw new WebhookError('configuration', message);
   };
   if (typeof headers !== 'object') fail('webhook headers must be an object');
-  const resolved: [string, string][] = [];
+  // Names passed `headerNameProblem`, which refuses `__proto__`: assigning them defines own properties
+  // only, so no header name can reach an object's prototype.
+  const resolved: Record<string, string> = {};
   const checked = checkedTemplates ? checkedTemplates.of(headers, allowedEnvVars, fail) : checkAll(headers, allowedEnvVars, fail);
-  for (const { name, parts } of checked) {
+  for (const { name, parts, constant } of checked) {
+    if (constant !== undefined) {
+      resolved[name] = constant;
+      continue;
+    }
     let value = '';
     for (const part of parts) {
       if ('literal' in part) {
@@ -174,10 +185,9 @@ export function resolveHeaders(
     if (value.includes('${')) fail(`header ${headerLabel(name)} still contains \${${expanded(parts)}`);
     const valueProblem = headerValueProblem(value);
     if (valueProblem) fail(`header ${headerLabel(name)} ${valueProblem}${expanded(parts)}`);
-    resolved.push([name, value]);
+    resolved[name] = value;
   }
-  // fromEntries defines own properties, so no header name can reach an object's prototype.
-  return Object.fromEntries(resolved);
+  return resolved;
 }
 
 /** ` after expanding A, B` for an error message (names only), or nothing for a template without variables. */

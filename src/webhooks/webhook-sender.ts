@@ -3,6 +3,7 @@
  * (SSRF guard, one deadline). Shared by direct delivery and the queue's delivery worker, so a retried
  * delivery is built exactly like a direct one.
  */
+import { hasContentType, JSON_CONTENT_TYPE } from './json-content-type.js';
 import { OutgoingHeaders, type OutgoingWebhook } from './outgoing-headers.js';
 import type { WebhookHttpClient, WebhookPostResponse } from './webhook-http-client.js';
 
@@ -23,10 +24,16 @@ export class WebhookSender {
   }
 
   post(webhook: OutgoingWebhook, options: SendOptions): Promise<WebhookPostResponse> {
+    // Encoded once: the signature covers exactly the bytes that are posted (HMAC and undici each
+    // encoded the string before).
+    const body = Buffer.from(webhook.body, 'utf8');
+    const headers = this.headers.for(webhook, Date.now(), body);
+    // A fresh object of our own: the JSON content type goes in place, so the client has nothing to copy.
+    if (!hasContentType(headers)) headers['content-type'] = JSON_CONTENT_TYPE;
     return this.client.post({
       url: webhook.url,
-      headers: this.headers.for(webhook),
-      body: webhook.body,
+      headers,
+      body,
       timeoutMs: webhook.timeoutSeconds * 1000,
       expectBody: options.expectBody,
       ...(options.signal ? { signal: options.signal } : {}),

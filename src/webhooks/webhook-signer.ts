@@ -30,14 +30,19 @@ export class WebhookSigner {
     this.key = createSecretKey(Buffer.from(encoded, 'base64'));
   }
 
-  /** The three signature headers for one delivery; `messageId` stays the same across retries. */
-  headers(messageId: string, timestampSeconds: number, body: string): WebhookSignatureHeaders {
+  /**
+   * The three signature headers for one delivery; `messageId` stays the same across retries. `body` is
+   * the posted string, or its UTF-8 bytes when the caller encoded it once to post exactly those bytes.
+   */
+  headers(messageId: string, timestampSeconds: number, body: string | Uint8Array): WebhookSignatureHeaders {
     if (!MESSAGE_ID.test(messageId)) throw new WebhookError('configuration', 'webhook message id must be 1-256 visible ASCII characters');
     if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
       throw new WebhookError('configuration', 'webhook timestamp must be a non-negative integer number of seconds');
     }
     const timestamp = String(timestampSeconds);
-    const signature = createHmac('sha256', this.key).update(`${messageId}.${timestamp}.${body}`, 'utf8').digest('base64');
+    // Two updates sign the concatenation without building it (the body may be large).
+    const hmac = createHmac('sha256', this.key).update(`${messageId}.${timestamp}.`, 'utf8');
+    const signature = (typeof body === 'string' ? hmac.update(body, 'utf8') : hmac.update(body)).digest('base64');
     return { 'webhook-id': messageId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
   }
 }

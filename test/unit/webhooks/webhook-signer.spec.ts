@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { WebhookError } from '../../../src/webhooks/webhook-error.js';
 import { WebhookHttpClient } from '../../../src/webhooks/webhook-http-client.js';
+import { WebhookSender } from '../../../src/webhooks/webhook-sender.js';
 import { WebhookSigner } from '../../../src/webhooks/webhook-signer.js';
 import { startReceiver, type LoopbackReceiver } from './loopback-receiver.js';
 
@@ -42,6 +43,15 @@ describe('WebhookSigner', () => {
     const bare = SECRET.slice('whsec_'.length);
     const headers = new WebhookSigner(bare).headers('msg_1', now(), '{}');
     expect(() => new Webhook(SECRET).verify('{}', { ...headers })).not.toThrow();
+  });
+
+  it('signing: the UTF-8 bytes of a body sign exactly like the body itself (the sender posts the bytes it signed)', () => {
+    const body = JSON.stringify({ text: 'grüße ✓ 🚀', lone: '\ud800' });
+    const signer = new WebhookSigner(SECRET);
+    const fromBytes = signer.headers('msg_bytes', 1_700_000_000, Buffer.from(body, 'utf8'));
+    expect(fromBytes).toEqual(signer.headers('msg_bytes', 1_700_000_000, body));
+    const fresh = signer.headers('msg_bytes', now(), new Uint8Array(Buffer.from(body, 'utf8')));
+    expect(new Webhook(SECRET).verify(body, { ...fresh })).toEqual(JSON.parse(body));
   });
 
   it('signing: the signature is stable for the same id, timestamp and body (retries reuse webhook-id)', () => {
@@ -103,5 +113,48 @@ describe('signing over the wire', () => {
     const received = { 'webhook-id': String(seen?.headers['webhook-id']), 'webhook-timestamp': String(seen?.headers['webhook-timestamp']), 'webhook-signature': String(seen?.headers['webhook-signature']) };
     expect(new Webhook(SECRET).verify(seen?.body ?? '', received)).toEqual(JSON.parse(body));
     expect(() => new Webhook(SECRET).verify(body.replace('h1', 'h2'), received)).toThrow();
+  });
+});
+
+describe('WebhookSender over the wire', () => {
+  let receiver: LoopbackReceiver;
+  let client: WebhookHttpClient;
+  const TOKEN_VAR = 'SIGNER_SPEC_HOOK_TOKEN';
+
+  beforeAll(async () => {
+    receiver = await startReceiver({ '/sent': (req, res) => req.on('end', () => res.writeHead(204).end()).resume() });
+    client = new WebhookHttpClient({ allowNetworks: ['127.0.0.0/8'] });
+    process.env[TOKEN_VAR] = 'token-value';
+  });
+
+  afterAll(async () => {
+    delete process.env[TOKEN_VAR];
+    await client.close();
+    await receiver.close();
+  });
+
+  const send = async (headers: Record<string, string>, body: string) => {
+    const sender = new WebhookSender(client, () => SECRET);
+    const url = receiver.url('/sent');
+    await expect(sender.post({ url, headers, allowedEnvVars: [TOKEN_VAR], timeoutSeconds: 10, body, webhookId: 'msg_sender' }, { expectBody: false })).resolves.toEqual({ status: 204, body: undefined });
+    return receiver.requests.at(-1)!;
+  };
+
+  it('S2 / W4: the bytes posted are the bytes signed, non-ASCII included; JSON content type; templates resolved', async () => {
+    const body = JSON.stringify({ hookId: 'h1', text: 'naïve — ünïcode 🚀' });
+    const seen = await send({ authorization: `Bearer \${${TOKEN_VAR}}`, 'x-team': 'platform' }, body);
+    expect(seen.body).toBe(body);
+    expect(Number(seen.headers['content-length'])).toBe(Buffer.byteLength(body));
+    expect(seen.headers['content-type']).toBe('application/json');
+    expect(seen.headers.authorization).toBe('Bearer token-value');
+    expect(seen.headers['x-team']).toBe('platform');
+    const received = { 'webhook-id': String(seen.headers['webhook-id']), 'webhook-timestamp': String(seen.headers['webhook-timestamp']), 'webhook-signature': String(seen.headers['webhook-signature']) };
+    expect(received['webhook-id']).toBe('msg_sender');
+    expect(new Webhook(SECRET).verify(seen.body, received)).toEqual(JSON.parse(body));
+  });
+
+  it('a content type the hook configured is kept', async () => {
+    const seen = await send({ 'Content-Type': 'application/cloudevents+json' }, '{}');
+    expect(seen.headers['content-type']).toBe('application/cloudevents+json');
   });
 });
