@@ -48,6 +48,10 @@ export class SseParser {
 }
 
 const RETRY_MS = [500, 1_000, 2_000, 5_000];
+/** A connection counts as healthy (the pause before the next reconnect starts short again) after this long or its first event. */
+const HEALTHY_AFTER_MS = 5_000;
+/** Answers that retrying will not change: a bad or unknown id, no such route (an older server). */
+const FINAL_STATUSES = new Set([400, 404, 405, 410]);
 
 type RawEvent = { event: string; id?: string; data: string };
 
@@ -63,23 +67,29 @@ async function followStream(path: string, handlers: { headers?(): Record<string,
       const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders(), ...handlers.headers?.() };
       const response = await fetch(apiUrl(path), { headers, signal, cache: 'no-store' });
       checkAuthorized(response, headers);
-      // A 4xx (not found, bad id, no such route) will not change by retrying.
-      if (response.status >= 400 && response.status < 500) {
+      if (FINAL_STATUSES.has(response.status)) {
         handlers.onEnd?.();
         return;
       }
+      // Anything else (a proxy's 429 or 502, a restart) is retried with a growing pause.
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       handlers.onConnection?.(true);
       handlers.onOpen?.();
-      failures = 0;
+      const openedAt = Date.now();
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       const parser = new SseParser();
       let over = false;
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        for (const raw of parser.push(value)) over = handlers.onRaw(raw) || over;
+        for (const raw of parser.push(value)) {
+          // A stream that opens and is cut at once (a proxy's short idle timeout, the server's `error`
+          // event) must not reconnect, and make its client re-read, every half second.
+          if (raw.event !== 'error') failures = 0;
+          over = handlers.onRaw(raw) || over;
+        }
       }
+      if (Date.now() - openedAt >= HEALTHY_AFTER_MS) failures = 0;
       if (over) {
         handlers.onEnd?.();
         return;
@@ -128,6 +138,8 @@ export interface CallerStreamHandlers {
   onResync(): void;
   /** The server has no caller stream (an older one): the list updates on Refresh and on return to the tab only. */
   onUnavailable?(): void;
+  /** The connection is open (true) or lost and being retried (false). */
+  onConnection?(open: boolean): void;
 }
 
 /** Follows GET /v1/events, the changes of all of the caller's operations, until `signal` aborts. */
@@ -142,6 +154,7 @@ export function followCaller(handlers: CallerStreamHandlers, signal: AbortSignal
         return false;
       },
       ...(handlers.onUnavailable ? { onEnd: handlers.onUnavailable } : {}),
+      ...(handlers.onConnection ? { onConnection: handlers.onConnection } : {}),
     },
     signal,
   );

@@ -14,7 +14,17 @@ export function KeyPrompt({ refused, onKey }: { refused: boolean; onKey: (key: s
     input.current?.focus();
   }, [refused]);
   return (
-    <dialog ref={dialog} class="key-prompt" aria-labelledby="key-title" aria-describedby="key-help" onCancel={(event) => event.preventDefault()}>
+    <dialog
+      ref={dialog}
+      class="key-prompt"
+      aria-labelledby="key-title"
+      aria-describedby="key-help"
+      // Neither Escape nor a click outside closes it; should the browser close it anyway (a repeated
+      // Escape may not be cancellable), it is shown again: nothing works without a key.
+      {...{ closedby: 'none' }}
+      onCancel={(event) => event.preventDefault()}
+      onClose={() => dialog.current?.isConnected && dialog.current.showModal()}
+    >
       <h2 id="key-title">API key</h2>
       {refused ? (
         <p class="problem" role="alert" data-testid="key-refused">

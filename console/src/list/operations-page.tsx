@@ -1,24 +1,24 @@
 /**
  * The caller's operations (GET /v1/operations), newest first: status, agent, created, duration, steps,
  * tokens, cost; filters by status and agent (kept in the address, so a filtered view can be shared);
- * pages of 200 with "Load more". Live: one stream of all the caller's changes (GET /v1/events) updates
- * the rows in place and brings in new operations, whichever process or client started them; nothing polls.
+ * pages of 200 with "Load more". Live (use-live-list.ts): one stream of all the caller's changes
+ * (GET /v1/events) updates the rows in place and brings in new operations, whichever process or client
+ * started them; nothing polls.
  */
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiCallError, getJson, UnauthorizedError } from '../api/api-client.js';
-import type { OperationPage, OperationSummary } from '../api/types.js';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiCallError, UnauthorizedError } from '../api/api-client.js';
+import type { OperationSummary } from '../api/types.js';
 import { formatCost, formatDuration, formatNumber, formatTime } from '../format.js';
 import { statusSign } from '../outcomes.js';
 import { afterPaint } from '../after-paint.js';
-import { followCaller } from '../api/event-stream.js';
-import { placeChange, type LiveState } from './live-list.js';
+import type { LiveState } from './live-list.js';
+import { useLiveList } from './use-live-list.js';
 
 export interface ListFilters {
   status: string;
   agentId: string;
 }
 
-const PAGE_SIZE = 200;
 const LIVE_TEXT: Record<LiveState, string> = {
   connecting: 'connecting for live updates…',
   live: 'updates live.',
@@ -26,25 +26,7 @@ const LIVE_TEXT: Record<LiveState, string> = {
 };
 const STATUSES = ['', 'running', 'waiting', 'completed'] as const;
 
-function query(filters: ListFilters, cursor?: string): string {
-  const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
-  if (filters.status) params.set('status', filters.status);
-  if (filters.agentId) params.set('agentId', filters.agentId);
-  if (cursor) params.set('cursor', cursor);
-  return `v1/operations?${params.toString()}`;
-}
-
-/** Newer first-page items replace or precede what is loaded; older pages stay as they were. */
-function merge(loaded: readonly OperationSummary[], head: readonly OperationSummary[]): OperationSummary[] {
-  const fresh = new Map(head.map((item) => [item.operationId, item]));
-  const rest = loaded.filter((item) => !fresh.has(item.operationId));
-  return [...head, ...rest];
-}
-
 export function OperationsPage({ filters, onFilters, authEpoch }: { filters: ListFilters; onFilters: (next: ListFilters) => void; authEpoch: number }) {
-  const [items, setItems] = useState<OperationSummary[]>([]);
-  const [cursor, setCursor] = useState<string>();
-  const [loading, setLoading] = useState(true);
   const [problem, setProblem] = useState<string>();
   // Refused for want of a key: the key form is shown; the list says so instead of "no operation".
   const [needsKey, setNeedsKey] = useState(false);
@@ -66,81 +48,19 @@ export function OperationsPage({ filters, onFilters, authEpoch }: { filters: Lis
     );
   };
 
-  // The first page, on start and whenever the filters (or the key) change.
+  // A new view (filters, key) starts without the old one's problems.
   useEffect(() => {
-    const abort = new AbortController();
-    setLoading(true);
     setProblem(undefined);
     setNeedsKey(false);
-    getJson<OperationPage>(query(filters), abort.signal)
-      .then(
-        (page) => {
-          performance.mark('console:list-data', { detail: page.items.length });
-          setItems(page.items);
-          setCursor(page.nextCursor);
-        },
-        // A read replaced by a newer one (the filters changed) is no failure.
-        (error: unknown) => abort.signal.aborted || report(error),
-      )
-      .finally(() => abort.signal.aborted || setLoading(false));
-    return () => abort.abort();
   }, [filters.status, filters.agentId, authEpoch]);
+  const { items, cursor, loading, live, refresh, loadMore } = useLiveList(filters, authEpoch, report);
 
-  // A re-read of the first page, one at a time; asked for while one runs, it runs once more after it
-  // (the running read may have begun before what prompted the new request).
-  const refreshing = useRef<{ again: boolean } | undefined>(undefined);
-  const refreshHead = useCallback(() => {
-    if (refreshing.current) {
-      refreshing.current.again = true;
-      return;
-    }
-    const run = (state: { again: boolean }) => {
-      state.again = false;
-      void getJson<OperationPage>(query(filters))
-        .then((page) => setItems((loaded) => merge(loaded, page.items)), report)
-        .finally(() => (state.again ? run(state) : (refreshing.current = undefined)));
-    };
-    run((refreshing.current = { again: false }));
-  }, [filters.status, filters.agentId]);
-
-  // Coming back to the tab: what happened meanwhile.
+  // Coming back to the tab: what happened meanwhile (a sleeping laptop may have lost events).
   useEffect(() => {
-    const onVisible = () => document.visibilityState === 'visible' && refreshHead();
+    const onVisible = () => document.visibilityState === 'visible' && refresh();
     document.addEventListener('visibilitychange', onVisible);
     return () => document.removeEventListener('visibilitychange', onVisible);
-  }, [refreshHead]);
-
-  // The caller's stream: each change placed into the list; on (re)open and on a resync, the head re-read.
-  const [live, setLive] = useState<LiveState>('connecting');
-  const cursorRef = useRef(cursor);
-  cursorRef.current = cursor;
-  useEffect(() => {
-    const abort = new AbortController();
-    setLive('connecting');
-    void followCaller(
-      {
-        onOperation: (item) => setItems((list) => placeChange(list, item, filters, cursorRef.current !== undefined)),
-        onResync: () => {
-          setLive('live');
-          refreshHead();
-        },
-        onUnavailable: () => setLive('unavailable'),
-      },
-      abort.signal,
-    );
-    return () => abort.abort();
-  }, [refreshHead, authEpoch]);
-
-  const loadMore = () => {
-    if (!cursor) return;
-    setLoading(true);
-    getJson<OperationPage>(query(filters, cursor))
-      .then((page) => {
-        setItems((loaded) => [...loaded, ...page.items.filter((item) => !loaded.some((known) => known.operationId === item.operationId))]);
-        setCursor(page.nextCursor);
-      }, report)
-      .finally(() => setLoading(false));
-  };
+  }, [refresh]);
 
   const marked = useRef(-1);
   useLayoutEffect(() => {
@@ -186,7 +106,7 @@ export function OperationsPage({ filters, onFilters, authEpoch }: { filters: Lis
           </datalist>
         </div>
         <button type="submit">Apply filters</button>
-        <button type="button" onClick={refreshHead}>
+        <button type="button" onClick={refresh}>
           Refresh
         </button>
       </form>

@@ -11,6 +11,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   413: 'Request body too large',
   422: 'The Idempotency-Key was already used with a different body (idempotency_key_reused)',
   424: "A caller webhook with fallback 'none' could not be delivered",
+  429: 'Too many event streams of this caller are open (too_many_streams)',
 };
 
 /** `{ error: { code, message } }` for each status. */

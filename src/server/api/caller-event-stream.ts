@@ -4,70 +4,37 @@
  * without re-reading. Each `operation` event is the operation's list item (`GET /v1/operations` item
  * shape) after a change — created, status, step, usage; a `resync` event says events may have been missed
  * (the PostgreSQL listening connection came back) and the client should re-read its list. The stream never
- * ends on its own; it stops when the client goes away or the app shuts down.
+ * ends on its own; it stops when the client goes away, falls too far behind, or the app shuts down.
  *
- * It follows every operation event of the database (DESIGN §4), and reads only the ones that name a
- * changed operation: the ids gathered while a read runs are read together, in one statement filtered by
- * the caller's owner, so a burst of commits costs one read and another owner's operation is never sent.
- * An operation found not to be the caller's is remembered (ownership never changes) and its later events
- * cost nothing.
+ * It follows every operation event of the database (DESIGN §4) and reads only what the events named: the
+ * ids gathered while a read runs are read together, that read shared with every other stream that wants
+ * them at the same moment (`SharedSummaryReads`), and only the caller's own operations are sent. There is
+ * no timed re-check: the events' one source that can miss any, the PostgreSQL listener, says so with a
+ * `resync` after it reconnects, and a client re-reads its list whenever its stream (re)opens.
  */
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { Response } from 'express';
-import type { Subscription } from 'rxjs';
 import { errorType } from '../../hooks/hook-errors.js';
 import { OPERATION_EVENTS, type OperationEvents } from '../../runtime/operation-events.port.js';
+import { ApiError } from './api-error.js';
 import type { Caller } from './caller.js';
-import { OperationReader } from './operation-reader.js';
+import { visibleTo } from './operation-reader.js';
+import { operationListItemView } from './operation-views.js';
+import { SharedSummaryReads, UNKNOWN_OWNER } from './shared-summary-reads.js';
 import { SseWriter, StreamHandle } from './sse-stream.js';
 
-/** Operations read together at most (one `IN (…)` list). */
-export const READ_BATCH = 100;
-/** Ids remembered as another owner's, per stream; the oldest are forgotten first (then merely read again). */
-export const FOREIGN_MEMORY = 10_000;
-
-/** What one stream has to read next. */
-class ChangedOperations {
-  private readonly pending = new Set<string>();
-  private readonly foreign = new Set<string>();
-  resync = false;
-
-  note(operationId: string): boolean {
-    if (this.foreign.has(operationId)) return false;
-    this.pending.add(operationId);
-    return true;
-  }
-
-  get empty(): boolean {
-    return this.pending.size === 0;
-  }
-
-  /** Up to READ_BATCH ids, oldest change first, removed from the pending set. */
-  take(): string[] {
-    const ids: string[] = [];
-    for (const id of this.pending) {
-      ids.push(id);
-      this.pending.delete(id);
-      if (ids.length === READ_BATCH) break;
-    }
-    return ids;
-  }
-
-  /** Not the caller's (or purged): its events are ignored from now on. */
-  notMine(operationId: string): void {
-    this.foreign.add(operationId);
-    if (this.foreign.size > FOREIGN_MEMORY) this.foreign.delete(this.foreign.values().next().value!);
-  }
-}
+/** Open caller streams per owner: a console needs one per tab; beyond this a key is refused (429). */
+export const STREAMS_PER_OWNER = 16;
 
 @Injectable()
 export class CallerEventStreams implements BeforeApplicationShutdown {
   private readonly logger = new Logger('CallerEvents');
   private readonly open = new Set<StreamHandle>();
+  private readonly perOwner = new Map<string, number>();
   private shuttingDown = false;
 
   constructor(
-    private readonly reader: OperationReader,
+    private readonly reads: SharedSummaryReads,
     @Inject(OPERATION_EVENTS) private readonly events: OperationEvents,
   ) {}
 
@@ -79,33 +46,42 @@ export class CallerEventStreams implements BeforeApplicationShutdown {
 
   /** Streams the changes of `caller`'s operations into `response` until the client or the app goes away. */
   async stream(caller: Caller, response: Response): Promise<void> {
-    const handle = new StreamHandle();
-    handle.changed = false;
-    const changed = new ChangedOperations();
+    const streams = this.perOwner.get(caller.ownerId) ?? 0;
+    if (streams >= STREAMS_PER_OWNER) throw new ApiError(429, 'too_many_streams', `at most ${STREAMS_PER_OWNER} event streams per caller are open at once`);
+    this.perOwner.set(caller.ownerId, streams + 1);
+    const handle = new StreamHandle(false);
+    const pending = new Set<string>();
+    let resync = false;
     // Subscribed before the headers go out: whatever commits after the client sees the stream open is sent.
-    const subscription: Subscription = this.events.events$.subscribe((signal) => {
-      if (signal.kind === 'resync') changed.resync = true;
+    const subscription = this.events.events$.subscribe((signal) => {
+      if (signal.kind === 'resync') resync = true;
       else if (signal.kind !== 'created' && signal.kind !== 'status') return;
-      else if (!changed.note(signal.operationId)) return;
+      else {
+        const owner = this.reads.ownerOf(signal.operationId);
+        if (owner !== UNKNOWN_OWNER && !visibleTo(caller, owner)) return;
+        pending.add(signal.operationId);
+      }
       handle.poke();
     });
-    const writer = new SseWriter(response);
+    const writer = new SseWriter(response, handle);
     writer.open();
     this.open.add(handle);
-    response.on('close', () => handle.stop());
     try {
       while (!handle.stopped && !this.shuttingDown) {
         handle.changed = false;
-        if (changed.resync) {
-          changed.resync = false;
+        if (resync) {
+          resync = false;
           writer.send('resync', {});
         }
-        while (!changed.empty && !handle.stopped) {
-          const ids = changed.take();
-          const items = await this.reader.summaries(caller, ids);
-          const mine = new Set(items.map((item) => item.operationId));
-          for (const id of ids) if (!mine.has(id)) changed.notMine(id);
-          for (const item of items) writer.send('operation', item);
+        if (pending.size > 0) {
+          const ids = [...pending];
+          pending.clear();
+          const found = await this.reads.read(ids);
+          for (const id of ids) {
+            const summary = found.get(id);
+            if (summary && visibleTo(caller, summary.ownerId)) writer.send('operation', operationListItemView(summary));
+          }
+          await writer.drained();
         }
         if (handle.changed || handle.stopped || this.shuttingDown) continue;
         await handle.sleep(writer.heartbeat());
@@ -116,6 +92,9 @@ export class CallerEventStreams implements BeforeApplicationShutdown {
     } finally {
       subscription.unsubscribe();
       this.open.delete(handle);
+      const left = (this.perOwner.get(caller.ownerId) ?? 1) - 1;
+      if (left > 0) this.perOwner.set(caller.ownerId, left);
+      else this.perOwner.delete(caller.ownerId);
       writer.end();
     }
   }

@@ -36,11 +36,10 @@ export class OperationEventStreams implements BeforeApplicationShutdown {
 
   /** Streams the operation's events into `response` until it completes; the caller checked ownership. */
   async stream(operationId: string, response: Response, afterSeq: number): Promise<void> {
-    const writer = new SseWriter(response);
-    writer.open();
     const handle = new StreamHandle();
+    const writer = new SseWriter(response, handle);
+    writer.open();
     this.open.add(handle);
-    response.on('close', () => handle.stop());
     // Subscribed before the first read: a commit made while it runs wakes the loop again.
     const subscription = this.events.of(operationId).subscribe(() => handle.poke());
     const send = (event: string, data: unknown, id?: string) => writer.send(event, data, id);
@@ -71,6 +70,7 @@ export class OperationEventStreams implements BeforeApplicationShutdown {
           }
         }
         if (operation.status === 'completed') break;
+        await writer.drained();
         // Until an event, the next heartbeat or the safety re-check, whichever comes first.
         for (;;) {
           const now = Date.now();

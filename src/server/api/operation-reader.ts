@@ -3,13 +3,21 @@
  * who may see it: another owner's operation is answered exactly like one that does not exist (404), on every route.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { OPERATION_READER, type OperationReadPort } from '../../runtime/operation-read.port.js';
+import { OPERATION_READER, type OperationReadPort, type OperationSummary } from '../../runtime/operation-read.port.js';
 import type { StoredMessage, StoredOperation } from '../../runtime/runtime-store.port.js';
 import { notFound } from './api-error.js';
 import type { Caller } from './caller.js';
 import type { ListQuery } from './list-query.js';
 import { encodeCursor } from './operation-cursor.js';
-import { operationListItemView, operationView, timelineItemView, type OperationListItemView, type OperationListView, type OperationView, type TimelineItemView } from './operation-views.js';
+import { operationListItemView, operationView, timelineItemView, type OperationListView, type OperationView, type TimelineItemView } from './operation-views.js';
+
+/** Operations read together at most (one `IN (…)` list). */
+export const READ_BATCH = 100;
+
+/** Whether `caller` may see an operation of `ownerId`: its own only; the keyless loopback server's one local user sees all. */
+export function visibleTo(caller: Caller, ownerId: string | undefined): boolean {
+  return !caller.authenticated || ownerId === caller.ownerId;
+}
 
 @Injectable()
 export class OperationReader {
@@ -18,7 +26,7 @@ export class OperationReader {
   /** The operation when `caller` may see it; otherwise a 404 that does not say whether it exists. */
   async owned(operationId: string, caller: Caller): Promise<StoredOperation> {
     const operation = await this.find(operationId);
-    if (!operation || (caller.authenticated && operation.ownerId !== caller.ownerId)) throw notFound('no such operation');
+    if (!operation || !visibleTo(caller, operation.ownerId)) throw notFound('no such operation');
     return operation;
   }
 
@@ -44,12 +52,17 @@ export class OperationReader {
   }
 
   /**
-   * The list items of those of `ids` that `caller` may see (the others are simply absent), in one read;
-   * what the caller-wide event stream sends.
+   * The summaries of those of `ids` that exist, of every owner, in one read per READ_BATCH ids: for the
+   * caller-wide event stream, which shares one read among all its clients and sends each only what
+   * `visibleTo` allows.
    */
-  async summaries(caller: Caller, ids: readonly string[]): Promise<OperationListItemView[]> {
-    const rows = await this.reads.listOperations({ ...(caller.authenticated ? { ownerId: caller.ownerId } : {}), ids, limit: ids.length });
-    return rows.map(operationListItemView);
+  async summariesOf(ids: readonly string[]): Promise<OperationSummary[]> {
+    const rows: OperationSummary[] = [];
+    for (let start = 0; start < ids.length; start += READ_BATCH) {
+      const batch = ids.slice(start, start + READ_BATCH);
+      rows.push(...(await this.reads.listOperations({ ids: batch, limit: batch.length })));
+    }
+    return rows;
   }
 
   find(operationId: string): Promise<StoredOperation | null> {

@@ -1,19 +1,29 @@
 /**
  * What every Server-Sent Events route of the API shares (`…/:id/events`, `/v1/events`): the response
- * headers, the event framing, a heartbeat comment on an idle stream, and a handle its loop sleeps on until
- * something happens, the client goes away or the app shuts down.
+ * headers, the event framing, a heartbeat comment on an idle stream, a cap on what a client that stopped
+ * reading may leave buffered, and a handle the stream's loop sleeps on until something happens, the client
+ * goes away or the app shuts down.
  */
 import type { Response } from 'express';
 
 /** A comment line now and then keeps proxies and load balancers from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000;
 
+/**
+ * What a client that stopped reading may leave buffered before its stream is cut (it reconnects and
+ * re-reads): a half-open connection must not hold every change of a busy server in memory.
+ */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
 /** One open stream: stopped by its client, by shutdown, or when its loop ends. */
 export class StreamHandle {
   stopped = false;
-  /** Something happened since the last read (or the stream just began). */
-  changed = true;
   private wake: (() => void) | undefined;
+
+  constructor(
+    /** Something happened since the last read (a new stream reads at once). */
+    public changed = true,
+  ) {}
 
   stop(): void {
     this.stopped = true;
@@ -41,15 +51,26 @@ export class StreamHandle {
   }
 }
 
-/** Writes events into one response; `idleFor` tells the loop when a heartbeat is due. */
+/** Writes the events of one stream into its response; `heartbeat()` tells the loop when the next keep-alive is due. */
 export class SseWriter {
   private lastWrite = Date.now();
 
-  constructor(private readonly response: Response) {}
+  constructor(
+    private readonly response: Response,
+    private readonly handle: StreamHandle,
+  ) {}
 
-  /** Sends the headers at once (the client knows the stream is open; later commits reach it). */
+  /**
+   * Sends the headers at once (the client knows the stream is open; later commits reach it), and stops the
+   * handle when the client goes away — also when it went away before the route ran: then no 'close' comes.
+   */
   open(): void {
     const response = this.response;
+    response.on('close', () => this.handle.stop());
+    if (this.closed) {
+      this.handle.stop();
+      return;
+    }
     response.status(200);
     response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     response.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -63,10 +84,30 @@ export class SseWriter {
     return this.response.writableEnded || this.response.destroyed;
   }
 
+  /** Writes one event; a client that let more than MAX_BUFFERED_BYTES pile up is cut off. */
   send(event: string, data: unknown, id?: string): void {
     if (this.closed) return;
     this.response.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     this.lastWrite = Date.now();
+    if (this.response.writableLength > MAX_BUFFERED_BYTES) {
+      this.handle.stop();
+      this.response.destroy();
+    }
+  }
+
+  /** Resolves once what was written went to the socket (at once when nothing waits), or the stream stopped. */
+  drained(): Promise<void> {
+    const response = this.response;
+    if (!response.writableNeedDrain || this.closed || this.handle.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        response.off('drain', done);
+        response.off('close', done);
+        resolve();
+      };
+      response.on('drain', done);
+      response.on('close', done);
+    });
   }
 
   /** Writes the keep-alive comment when the stream was idle for HEARTBEAT_MS; returns ms until the next one is due. */

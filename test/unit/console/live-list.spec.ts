@@ -2,9 +2,10 @@
  * Issue 17 item 3 (the list "updates live"): where a change from GET /v1/events goes in the loaded list —
  * a known row is updated in place (and stays even if it no longer matches the status filter), a new one
  * that matches the filters goes where the list order puts it, one older than all loaded rows waits for
- * "Load more" while more pages remain.
+ * "Load more" while more pages remain — and a re-read page merged in: the newer copy of each row wins
+ * whichever arrives last, and the list keeps its order.
  */
-import { placeChange } from '../../../console/src/list/live-list.js';
+import { mergeHead, placeChange } from '../../../console/src/list/live-list.js';
 import type { OperationSummary } from '../../../console/src/api/types.js';
 
 const op = (operationId: string, createdAt: string, status: OperationSummary['status'] = 'running', agentId = 'a'): OperationSummary => ({
@@ -42,5 +43,25 @@ describe('issue 17 item 3: a live change placed into the list', () => {
     expect(ids(placeChange(loaded, op('d', '2026-12-01T10:00:04Z', 'running', 'other'), { status: '', agentId: 'a' }, false))).toEqual(['c', 'b', 'a']);
     const next = placeChange(loaded, op('c', '2026-12-01T10:00:03Z', 'completed'), { status: 'running', agentId: '' }, false);
     expect(next[0]!.status).toBe('completed');
+  });
+});
+
+describe('issue 17 item 3: a re-read page merged into the live list', () => {
+  const at = (id: string, status: OperationSummary['status'], updatedAt: string, steps = 0): OperationSummary => ({ ...op(id, '2026-12-01T10:00:02Z', status), updatedAt, steps });
+
+  it('a page read before a change the stream already placed does not bring the old state back', () => {
+    const completed = at('x', 'completed', '2026-12-01T10:00:09Z', 2);
+    const readEarlier = at('x', 'running', '2026-12-01T10:00:05Z', 1);
+    expect(mergeHead([completed], [readEarlier])).toEqual([completed]);
+    // …and the stream's late copy of an older state does not undo a newer read either.
+    expect(placeChange([completed], readEarlier, ANY, false)).toEqual([completed]);
+  });
+
+  it('a newer copy from the page replaces the loaded one; rows the stream placed stay; the order is kept', () => {
+    const streamed = op('new', '2026-12-01T10:00:09Z');
+    const page = [at('b', 'completed', '2026-12-01T10:00:08Z', 2), op('a', '2026-12-01T10:00:01Z')];
+    const merged = mergeHead([streamed, ...loaded], page);
+    expect(ids(merged)).toEqual(['new', 'c', 'b', 'a']);
+    expect(merged[2]!.status).toBe('completed');
   });
 });

@@ -1,20 +1,23 @@
 /**
  * DESIGN §7 `GET /v1/events` (issue 17 item 3, "updates live"), the loop on its own: it reads only on an
- * event that names a created or changed operation, reads the ids gathered meanwhile together and filtered
- * by the caller's owner, sends each of the caller's operations once per read and never another owner's,
- * forgets nothing but reads a foreign operation only once, forwards a `resync`, keeps an idle stream alive
- * and stops (unsubscribed) when the client goes away or the app shuts down.
+ * event that names a created or changed operation; the streams woken by one commit share one read; each
+ * sends its caller's operations only and drops another owner's events once the owner is known; a change
+ * during a read is read again; a `resync` is forwarded; a client already gone, a client too far behind, a
+ * caller with too many streams and the app's shutdown all end it (unsubscribed).
  */
 import { EventEmitter } from 'node:events';
 import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { Subject, filter } from 'rxjs';
+import type { OperationSummary } from '../../../src/runtime/operation-read.port.js';
 import type { OperationEventSignal, OperationEvents } from '../../../src/runtime/operation-events.port.js';
-import { CallerEventStreams, READ_BATCH } from '../../../src/server/api/caller-event-stream.js';
+import { ApiError } from '../../../src/server/api/api-error.js';
+import { CallerEventStreams, STREAMS_PER_OWNER } from '../../../src/server/api/caller-event-stream.js';
 import type { Caller } from '../../../src/server/api/caller.js';
 import type { OperationReader } from '../../../src/server/api/operation-reader.js';
-import type { OperationListItemView } from '../../../src/server/api/operation-views.js';
-import { HEARTBEAT_MS } from '../../../src/server/api/sse-stream.js';
+import { SharedSummaryReads } from '../../../src/server/api/shared-summary-reads.js';
+import { HEARTBEAT_MS, MAX_BUFFERED_BYTES } from '../../../src/server/api/sse-stream.js';
 
 class FakeResponse extends EventEmitter {
   chunks: string[] = [];
@@ -22,6 +25,8 @@ class FakeResponse extends EventEmitter {
   statusCode = 0;
   writableEnded = false;
   destroyed = false;
+  writableNeedDrain = false;
+  writableLength = 0;
   status(code: number) {
     this.statusCode = code;
     return this;
@@ -37,6 +42,10 @@ class FakeResponse extends EventEmitter {
   end() {
     this.writableEnded = true;
   }
+  destroy() {
+    this.destroyed = true;
+    this.emit('close');
+  }
   events(): { event: string; data: any }[] {
     return this.chunks
       .filter((c) => c.includes('event: '))
@@ -44,10 +53,19 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-const ALICE: Caller = { authenticated: true, ownerId: 'alice' } as Caller;
+const caller = (ownerId: string): Caller => ({ authenticated: true, ownerId });
+const ALICE = caller('alice');
 
-const item = (operationId: string, status: OperationListItemView['status'] = 'running'): OperationListItemView =>
-  ({ operationId, agentId: 'a', status, createdAt: '2026-12-01T00:00:00.000Z', updatedAt: '2026-12-01T00:00:00.000Z', steps: 0, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } }) as OperationListItemView;
+const summary = (id: string, ownerId: string, status: OperationSummary['status'] = 'running'): OperationSummary => ({
+  id,
+  agentId: 'a',
+  ownerId,
+  status,
+  steps: 0,
+  usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+  createdAt: '2026-12-01T00:00:00.000Z',
+  updatedAt: '2026-12-01T00:00:00.000Z',
+});
 
 function fakeEvents() {
   const signals = new Subject<OperationEventSignal>();
@@ -61,32 +79,48 @@ function fakeEvents() {
   };
 }
 
-/** A reader holding alice's and bob's operations; `reads` records the ids of every read and who asked. */
-function fakeReader(owners: Record<string, string>, status: () => OperationListItemView['status'] = () => 'running') {
-  const reads: { ids: string[]; ownerId: string }[] = [];
+/** A reader over `owners` (id → owner); `reads` records the ids of every read; `hold` keeps the next reads pending. */
+function fakeReader(owners: Record<string, string>, status: () => OperationSummary['status'] = () => 'running') {
+  const reads: string[][] = [];
+  let gate: Promise<void> | undefined;
+  let open: (() => void) | undefined;
   return {
     reads,
-    summaries: async (caller: Caller, ids: readonly string[]) => {
-      const ownerId = (caller as { ownerId: string }).ownerId;
-      reads.push({ ids: [...ids], ownerId });
-      return ids.filter((id) => owners[id] === ownerId).map((id) => item(id, status()));
+    hold() {
+      gate = new Promise((resolve) => (open = resolve));
+    },
+    release() {
+      gate = undefined;
+      open?.();
+    },
+    summariesOf: async (ids: readonly string[]) => {
+      reads.push([...ids]);
+      const answer = ids.filter((id) => owners[id] !== undefined).map((id) => summary(id, owners[id]!, status()));
+      if (gate) await gate;
+      return answer;
     },
   };
 }
 
+function setup(owners: Record<string, string>, status?: () => OperationSummary['status']) {
+  const events = fakeEvents();
+  const reader = fakeReader(owners, status);
+  const streams = new CallerEventStreams(new SharedSummaryReads(reader as unknown as OperationReader), events.port);
+  const open = (who: Caller = ALICE, response = new FakeResponse()) => ({ response, streaming: streams.stream(who, response as unknown as Response) });
+  return { events, reader, streams, open };
+}
+
 const settle = async () => {
-  for (let i = 0; i < 5; i++) await jest.advanceTimersByTimeAsync(0);
+  for (let i = 0; i < 8; i++) await jest.advanceTimersByTimeAsync(0);
 };
 
 describe('GET /v1/events: the caller-wide loop', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 
-  it("DESIGN §7 /v1/events: sends the caller's created and changed operations, never another owner's, and reads a foreign one only once", async () => {
-    const events = fakeEvents();
-    const reader = fakeReader({ a1: 'alice', b1: 'bob' });
-    const response = new FakeResponse();
-    const streaming = new CallerEventStreams(reader as unknown as OperationReader, events.port).stream(ALICE, response as unknown as Response);
+  it("DESIGN §7 /v1/events: sends the caller's created and changed operations, never another owner's; a known foreign owner is not read again", async () => {
+    const { events, reader, open } = setup({ a1: 'alice', b1: 'bob' });
+    const { response, streaming } = open();
     await settle();
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -97,40 +131,60 @@ describe('GET /v1/events: the caller-wide loop', () => {
     await settle();
     events.push({ operationId: 'a1', kind: 'message' }); // not a change the list shows
     events.push({ operationId: 'a1', kind: 'intervention' });
-    events.push({ operationId: 'b1', kind: 'status', status: 'completed' }); // known to be bob's: not read again
+    events.push({ operationId: 'b1', kind: 'status', status: 'completed' }); // known to be bob's now
     await settle();
     events.push({ operationId: 'a1', kind: 'status', status: 'completed' });
     await settle();
 
     expect(response.events().map((e) => `${e.event}:${e.data.operationId}`)).toEqual(['operation:a1', 'operation:a1']);
-    expect(reader.reads.flatMap((read) => read.ids)).toEqual(['b1', 'a1', 'a1']);
-    expect(reader.reads.every((read) => read.ownerId === 'alice')).toBe(true);
+    expect(reader.reads).toEqual([['b1', 'a1'], ['a1']]);
+    // The list item's shape: no owner id on the wire.
+    expect(response.events()[0]!.data).not.toHaveProperty('ownerId');
     response.emit('close');
     await streaming;
     expect(events.listening).toBe(false);
     expect(response.writableEnded).toBe(true);
   });
 
-  it('DESIGN §4 events: the changes of a burst are read together, each operation once, at most READ_BATCH per read', async () => {
-    const events = fakeEvents();
-    const owners = Object.fromEntries(Array.from({ length: READ_BATCH + 20 }, (_, i) => [`a${i}`, 'alice']));
-    const reader = fakeReader(owners);
-    const response = new FakeResponse();
-    const streaming = new CallerEventStreams(reader as unknown as OperationReader, events.port).stream(ALICE, response as unknown as Response);
+  it('DESIGN §4 events: the streams one commit wakes share one read, and each gets only its own owner\'s operations', async () => {
+    const { events, reader, open } = setup({ a1: 'alice', b1: 'bob' });
+    const alices = Array.from({ length: 10 }, () => open(ALICE));
+    const bobs = Array.from({ length: 5 }, () => open(caller('bob')));
     await settle();
-    // All pushed before the loop runs again: one burst.
-    for (let round = 0; round < 3; round++) for (const id of Object.keys(owners)) events.push({ operationId: id, kind: 'status' });
+    events.push({ operationId: 'a1', kind: 'created' });
+    events.push({ operationId: 'b1', kind: 'created' });
     await settle();
-    expect(reader.reads.map((read) => read.ids.length)).toEqual([READ_BATCH, 20]);
-    expect(response.events()).toHaveLength(READ_BATCH + 20);
+    expect(reader.reads).toHaveLength(1);
+    for (const { response } of alices) expect(response.events().map((e) => e.data.operationId)).toEqual(['a1']);
+    for (const { response } of bobs) expect(response.events().map((e) => e.data.operationId)).toEqual(['b1']);
+    for (const { response, streaming } of [...alices, ...bobs]) {
+      response.emit('close');
+      await streaming;
+    }
+  });
+
+  it('a change that commits while its read is running is read again (the first answer may predate it)', async () => {
+    let status: OperationSummary['status'] = 'running';
+    const { events, reader, open } = setup({ a1: 'alice' }, () => status);
+    const { response, streaming } = open();
+    await settle();
+    reader.hold();
+    events.push({ operationId: 'a1', kind: 'created' });
+    await settle();
+    expect(reader.reads).toHaveLength(1); // in flight
+    status = 'completed';
+    events.push({ operationId: 'a1', kind: 'status', status: 'completed' });
+    reader.release();
+    await settle();
+    expect(reader.reads).toEqual([['a1'], ['a1']]);
+    expect(response.events().map((e) => e.data.status)).toEqual(['running', 'completed']);
     response.emit('close');
     await streaming;
   });
 
   it('forwards a resync (events may have been missed: re-read the list) and keeps an idle stream alive', async () => {
-    const events = fakeEvents();
-    const response = new FakeResponse();
-    const streaming = new CallerEventStreams(fakeReader({}) as unknown as OperationReader, events.port).stream(ALICE, response as unknown as Response);
+    const { events, open } = setup({});
+    const { response, streaming } = open();
     await settle();
     events.push({ kind: 'resync' });
     await settle();
@@ -142,11 +196,52 @@ describe('GET /v1/events: the caller-wide loop', () => {
     await streaming;
   });
 
+  it('a client gone before the route ran (no close event will come) ends the stream at once', async () => {
+    const { events, open } = setup({ a1: 'alice' });
+    const gone = new FakeResponse();
+    gone.destroyed = true;
+    const { streaming } = open(ALICE, gone);
+    await settle();
+    await streaming;
+    expect(events.listening).toBe(false);
+  });
+
+  it('a client that stopped reading is cut off once more than MAX_BUFFERED_BYTES wait for it', async () => {
+    const { events, open } = setup({ a1: 'alice' });
+    const { response, streaming } = open();
+    await settle();
+    response.writableLength = MAX_BUFFERED_BYTES + 1;
+    events.push({ operationId: 'a1', kind: 'created' });
+    await settle();
+    await streaming;
+    expect(response.destroyed).toBe(true);
+    expect(events.listening).toBe(false);
+  });
+
+  it(`refuses a caller's stream beyond ${STREAMS_PER_OWNER} open ones (429), another caller's still opens, and a closed one frees its place`, async () => {
+    const { open } = setup({});
+    const streams = Array.from({ length: STREAMS_PER_OWNER }, () => open());
+    await settle();
+    const refused = open();
+    await expect(refused.streaming).rejects.toEqual(expect.objectContaining({ status: 429, code: 'too_many_streams' }));
+    await expect(refused.streaming).rejects.toBeInstanceOf(ApiError);
+    const bobs = open(caller('bob'));
+    await settle();
+    expect(bobs.response.statusCode).toBe(200);
+    streams[0]!.response.emit('close');
+    await streams[0]!.streaming;
+    const again = open();
+    await settle();
+    expect(again.response.statusCode).toBe(200);
+    for (const { response, streaming } of [...streams.slice(1), bobs, again]) {
+      response.emit('close');
+      await streaming;
+    }
+  });
+
   it('ends open streams at shutdown and stops following events', async () => {
-    const events = fakeEvents();
-    const streams = new CallerEventStreams(fakeReader({}) as unknown as OperationReader, events.port);
-    const response = new FakeResponse();
-    const streaming = streams.stream(ALICE, response as unknown as Response);
+    const { events, streams, open } = setup({});
+    const { response, streaming } = open();
     await settle();
     expect(events.listening).toBe(true);
     streams.beforeApplicationShutdown();
@@ -155,16 +250,24 @@ describe('GET /v1/events: the caller-wide loop', () => {
     expect(events.listening).toBe(false);
   });
 
-  it('a store failure ends the stream with an error event (no stack, no message of the cause)', async () => {
-    const events = fakeEvents();
-    const reader = { summaries: async () => Promise.reject(new Error('connection to /secret/path refused')) };
-    const response = new FakeResponse();
-    const streaming = new CallerEventStreams(reader as unknown as OperationReader, events.port).stream(ALICE, response as unknown as Response);
-    await settle();
-    events.push({ operationId: 'a1', kind: 'created' });
-    await settle();
-    await streaming;
-    expect(response.events()).toEqual([{ event: 'error', data: { error: { code: 'internal', message: 'the event stream failed; reconnect and re-read the list' } } }]);
-    expect(response.writableEnded).toBe(true);
+  it('a store failure ends the stream with an error event; neither the event nor the log carries the cause', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const events = fakeEvents();
+      const reader = { summariesOf: async () => Promise.reject(new Error('connection to /secret/path refused')) };
+      const streams = new CallerEventStreams(new SharedSummaryReads(reader as unknown as OperationReader), events.port);
+      const response = new FakeResponse();
+      const streaming = streams.stream(ALICE, response as unknown as Response);
+      await settle();
+      events.push({ operationId: 'a1', kind: 'created' });
+      await settle();
+      await streaming;
+      expect(response.events()).toEqual([{ event: 'error', data: { error: { code: 'internal', message: 'the event stream failed; reconnect and re-read the list' } } }]);
+      expect(response.writableEnded).toBe(true);
+      expect(warn).toHaveBeenCalled();
+      expect(JSON.stringify(warn.mock.calls)).not.toContain('secret');
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
