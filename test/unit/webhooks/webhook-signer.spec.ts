@@ -46,7 +46,8 @@ describe('WebhookSigner', () => {
   });
 
   it('signing: the UTF-8 bytes of a body sign exactly like the body itself (the sender posts the bytes it signed)', () => {
-    const body = JSON.stringify({ text: 'grüße ✓ 🚀', lone: '\ud800' });
+    // Multi-byte characters: the bytes differ from the UTF-16 string, the signature must not.
+    const body = JSON.stringify({ text: 'grüße ✓ 🚀' });
     const signer = new WebhookSigner(SECRET);
     const fromBytes = signer.headers('msg_bytes', 1_700_000_000, Buffer.from(body, 'utf8'));
     expect(fromBytes).toEqual(signer.headers('msg_bytes', 1_700_000_000, body));
