@@ -51,7 +51,10 @@ export interface TerminalValues {
   fencedBy?: string;
 }
 
-/** The terminal transition (`status <> 'completed'`, version + 1), notifying only when it happened: one row then. */
+/**
+ * The terminal transition (`status <> 'completed'`, version + 1), notifying only when it happened: one row
+ * then — the completed operation's row (`op.*`), so that whoever runs the terminal sequence next need not read it.
+ */
 export function completeSql(table: string, values: TerminalValues, notify: { channel: string; payload: string }): { sql: string; params: unknown[] } {
   const params = new SqlParams(true);
   const b = (value: unknown) => params.bind(value);
@@ -69,6 +72,6 @@ export function completeSql(table: string, values: TerminalValues, notify: { cha
   ];
   let where = `"id" = ${b(values.operationId)} AND "status" <> 'completed'`;
   if (values.fencedBy !== undefined) where += ` AND "lease_owner" = ${b(values.fencedBy)}`;
-  const sql = `WITH op AS (UPDATE ${table} SET ${sets.join(', ')} WHERE ${where} RETURNING "id") SELECT pg_notify(${params.bind(notify.channel, 'text')}, ${params.bind(notify.payload, 'text')}) FROM op`;
+  const sql = `WITH op AS (UPDATE ${table} SET ${sets.join(', ')} WHERE ${where} RETURNING *) SELECT op.*, pg_notify(${params.bind(notify.channel, 'text')}, ${params.bind(notify.payload, 'text')}) AS "notified" FROM op`;
   return { sql, params: params.values };
 }

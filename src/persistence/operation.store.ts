@@ -66,6 +66,13 @@ export interface TerminalError {
   summary?: string;
 }
 
+/** The completed operation as the terminal transition's statement returned it. */
+export interface CompletedRow {
+  operation: OperationRecord;
+  /** Its message counter: the `seq` of its last message. */
+  messageSeq: number;
+}
+
 export class OperationStore {
   private readonly db: StoreDatabase;
   private lifecycleTables: LifecycleTables | undefined;
@@ -140,6 +147,15 @@ export class OperationStore {
    * version, so a step still running elsewhere cannot commit afterwards.
    */
   async complete(operationId: string, reason: TerminalReason, error?: TerminalError, hold?: TerminalHold): Promise<boolean> {
+    return (await this.completeReturning(operationId, reason, error, hold)) !== null;
+  }
+
+  /**
+   * `complete`, answering null when the operation was completed already; otherwise, on PostgreSQL, the
+   * completed row as the transition's own statement returned it (with its message counter), nothing read
+   * back. SQLite answers no row.
+   */
+  async completeReturning(operationId: string, reason: TerminalReason, error?: TerminalError, hold?: TerminalHold): Promise<{ row?: CompletedRow } | null> {
     const now = nowIso(this.options);
     if (this.db.dialect === 'postgres') return this.completeInOneStatement(operationId, reason, now, error, hold);
     // SQLite: a transaction, so the completion event is published only once it committed.
@@ -164,7 +180,7 @@ export class OperationStore {
       if (update.affected === 1) events.publish({ operationId, kind: 'status', status: 'completed' });
       return update;
     });
-    return result.affected === 1;
+    return result.affected === 1 ? {} : null;
   }
 
   /** Extends `owner`'s hold on a completed operation's terminal sequence; false once it lapsed and was taken over. */
@@ -184,14 +200,10 @@ export class OperationStore {
   /** The terminal sequence of a completed operation finished: nothing is owed any more. */
   async markTerminalHooksDone(operationId: string): Promise<void> {
     const now = nowIso(this.options);
-    await this.db.run((manager) =>
-      manager
-        .createQueryBuilder()
-        .update(OperationEntity)
-        .set(updateValues<OperationEntity>({ terminalHooksAt: now, leaseOwner: null, leaseUntil: null, version: () => '"version"' }))
-        .where('"id" = :operationId AND "status" = :completed', { operationId, completed: 'completed' })
-        .execute(),
-    );
+    // Plain SQL: once per operation on the path of every run (issue 14); the version stays (a lease field, a time).
+    const [nowParam, idParam] = this.db.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
+    const sql = `UPDATE ${this.tables().operations} SET "terminal_hooks_at" = ${nowParam}, "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = ${idParam} AND "status" = 'completed'`;
+    await this.db.run((manager) => plainQuery(manager, sql, [now, operationId]));
   }
 
   /**
@@ -237,7 +249,7 @@ export class OperationStore {
   }
 
   /** PostgreSQL: the guarded UPDATE and its NOTIFY as one statement; true when it matched. */
-  private async completeInOneStatement(operationId: string, reason: TerminalReason, now: string, error?: TerminalError, hold?: TerminalHold): Promise<boolean> {
+  private async completeInOneStatement(operationId: string, reason: TerminalReason, now: string, error?: TerminalError, hold?: TerminalHold): Promise<{ row: CompletedRow } | null> {
     const event: OperationEvent = { operationId, kind: 'status', status: 'completed' };
     const { sql, params } = completeSql(
       this.tables().operations,
@@ -251,10 +263,12 @@ export class OperationStore {
       { channel: OPERATION_EVENTS_CHANNEL, payload: this.db.notifyPayload([event]) },
     );
     const result = await this.db.run((manager) => plainQuery(manager, sql, params));
-    if (result.records.length !== 1) return false;
+    const [raw] = result.records;
+    if (result.records.length !== 1 || !raw) return null;
     // The new version is not read back here: subscribers that need it read the operation.
     this.db.committedAlone([event]);
-    return true;
+    const entity = this.columns().operations.hydrate(raw);
+    return { row: { operation: toOperationRecord(entity), messageSeq: Number(entity.messageSeq) } };
   }
 
   private tables(): LifecycleTables {

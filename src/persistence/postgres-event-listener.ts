@@ -124,6 +124,11 @@ export class PostgresEventListener {
   private closed = false;
   /** Logged once per outage, not once per attempt. */
   private outageLogged = false;
+  /**
+   * How this process's own payloads begin, as `JSON.stringify` and PostgreSQL's `json_build_object` write
+   * them: skipped without parsing (a worker hears each of its own commits; issue 14).
+   */
+  private readonly ownPrefixes: readonly string[];
 
   constructor(
     dataSource: DataSource,
@@ -133,6 +138,8 @@ export class PostgresEventListener {
   ) {
     this.Client = clientClassOf(dataSource);
     this.config = listenerConnectionConfig(dataSource);
+    const quoted = JSON.stringify(origin);
+    this.ownPrefixes = [`{"origin":${quoted},`, `{"origin" : ${quoted},`];
   }
 
   start(): void {
@@ -202,6 +209,7 @@ export class PostgresEventListener {
   }
 
   private deliver(payload: string | undefined): void {
+    if (payload !== undefined && this.ownPrefixes.some((prefix) => payload.startsWith(prefix))) return;
     const notified = parseNotifiedEvents(payload);
     if (!notified || notified.origin === this.origin || notified.events.length === 0) return;
     this.sink.events(notified.events);

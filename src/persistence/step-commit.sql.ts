@@ -61,6 +61,8 @@ export function updateOperationSql(params: SqlParams, table: string, input: Step
     sets.push(`"output_tokens" = ${params.bind(patch.usage.outputTokens)}`);
     sets.push(`"cost_usd" = ${params.bind(patch.usage.costUsd)}`);
   }
+  // The lease goes with the commit that fences it (the WHERE below still requires it held).
+  if (patch.releaseLease === true) sets.push('"lease_owner" = NULL', '"lease_until" = NULL');
   sets.push('"version" = "version" + 1');
   const count = input.messages?.length ?? 0;
   if (count > 0) sets.push(`"message_seq" = "message_seq" + ${params.bind(count)}`);

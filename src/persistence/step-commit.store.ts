@@ -100,6 +100,7 @@ export class StepCommitStore {
     if ((input.patch?.status as string | undefined) === 'completed') {
       throw new TypeError("a step commit cannot complete an operation: use OperationStore.complete (exactly once)");
     }
+    if (input.patch?.releaseLease === true && input.leaseOwner === undefined) throw new TypeError('a step commit releases only the lease it is fenced by: give its leaseOwner');
     // A failpoint needs a point between two writes; a commit with more events than one NOTIFY carries is split.
     const oneStatement =
       this.db.dialect === 'postgres' && this.options.failpoints?.afterOperationUpdate === undefined && (input.messages?.length ?? 0) < EVENTS_PER_NOTIFY;

@@ -14,6 +14,17 @@
  * bumps the version, so the step's first commit is refused; deferred results and decisions only arrive
  * for a step that paused, and a pause forgets the operation (`forget`).
  *
+ * Nor when the step's lease was just taken by this process (`leased`, queue mode: every step takes one):
+ * the lease's UPDATE is the probe — it compares the operation's version, status and message counter with
+ * the cached state (`knownState`) as they stood when the lease was taken, and the lease was held since; it
+ * returns the row only when they differ (`leasedAsCached` otherwise). With nothing cached (the step before
+ * ran elsewhere) that row stands in for the operation's read, and on PostgreSQL the same statement returns
+ * the conversation too (used when it is the one at the row's counter); elsewhere only that is read.
+ *
+ * A completed operation's terminal sequence begins from the row its transition returned and the cached
+ * conversation, when that is the conversation it completed with (`completed`, `takeCompleted`): neither
+ * changes after the transition (G5). Kept only until the sequence takes it.
+ *
  * Bounded: a completed or paused operation is forgotten, and at most `CACHED_OPERATIONS` are kept (the
  * least recently used goes first). Plain SQL throughout: these are the statements of every step.
  */
@@ -51,6 +62,19 @@ interface Cached {
   characters: number;
 }
 
+/** The operation as a lease this process just took found it (`OperationLeaseStore.acquire`). */
+interface LeasedRow {
+  operation: OperationRecord;
+  messageSeq: number;
+  leaseOwner: string;
+}
+
+/** A completed operation as its transition returned it, and its conversation when the cache had exactly that one. */
+export interface CompletedState {
+  operation: OperationRecord;
+  messages?: MessageRecord[];
+}
+
 /** What a commit of this process returned (`StepCommitStore.commit`). */
 export interface CommittedState {
   operation: OperationRecord;
@@ -61,6 +85,10 @@ export interface CommittedState {
 export class StepStateStore {
   private readonly db: StoreDatabase;
   private readonly cached = new Map<string, Cached>();
+  /** Rows of leases just taken with nothing cached, until the step under the lease reads them (bounded like the cache). */
+  private readonly leasedRows = new Map<string, LeasedRow>();
+  /** Operations this process just completed, until their terminal sequence takes them (bounded like the cache). */
+  private readonly completedStates = new Map<string, CompletedState>();
   /** Characters of every cached conversation. */
   private characters = 0;
   private sql: { probe: string; operation: string; messages: string } | undefined;
@@ -81,6 +109,9 @@ export class StepStateStore {
   /** The operation and its conversation as committed now; null when there is no such operation. `leaseOwner`: the step's lease. */
   async read(operationId: string, leaseOwner?: string): Promise<StepState | null> {
     const cached = this.cached.get(operationId);
+    const leased = this.leasedRows.get(operationId);
+    if (leased) this.leasedRows.delete(operationId);
+    if (!cached && leased && leaseOwner !== undefined && leased.leaseOwner === leaseOwner) return this.loadMessages(operationId, leased);
     if (cached && leaseOwner !== undefined && cached.leaseOwner === leaseOwner) {
       this.keep(operationId, cached);
       return { operation: { ...cached.operation }, messages: [...cached.messages] };
@@ -117,6 +148,75 @@ export class StepStateStore {
     this.trim();
   }
 
+  /**
+   * This process just took `leaseOwner`'s lease on the operation, and its UPDATE returned `operation` with
+   * the message counter at `messageSeq`: the cached state, when it is that one, is the state under this lease
+   * (what the probe would have found); otherwise the row waits for the step's read, which then reads only
+   * the conversation.
+   */
+  leased(operation: OperationRecord, messageSeq: number, leaseOwner: string, messages?: readonly MessageRecord[]): void {
+    const cached = this.cached.get(operation.id);
+    if (cached && cached.operation.version === operation.version && cached.messageSeq === messageSeq) {
+      cached.leaseOwner = leaseOwner;
+      return;
+    }
+    this.forget(operation.id);
+    // The conversation read by the lease's own statement, when it is the one at `messageSeq`: cached as is.
+    if (messages && (messages.at(-1)?.seq ?? 0) === messageSeq) {
+      this.keep(operation.id, { operation, messageSeq, messages: [...messages], leaseOwner, characters: charactersOf(messages) });
+      return;
+    }
+    this.leasedRows.set(operation.id, { operation, messageSeq, leaseOwner });
+    // A lease whose step never read (a stale job let go at once) must not keep its row for ever.
+    if (this.leasedRows.size > CACHED_OPERATIONS) this.leasedRows.delete(this.leasedRows.keys().next().value!);
+  }
+
+  /**
+   * This process completed the operation and its transition returned `operation` (message counter at
+   * `messageSeq`): no step follows, so the step state goes; what the terminal sequence begins from is kept —
+   * with the cached conversation when no message was appended since it was cached.
+   */
+  completed(operation: OperationRecord, messageSeq: number): void {
+    const cached = this.cached.get(operation.id);
+    this.forget(operation.id);
+    this.completedStates.set(operation.id, { operation, ...(cached && cached.messageSeq === messageSeq ? { messages: cached.messages } : {}) });
+    // A transition whose terminal sequence never asks (its process lost the database meanwhile) must not stay.
+    if (this.completedStates.size > CACHED_OPERATIONS) this.completedStates.delete(this.completedStates.keys().next().value!);
+  }
+
+  /** What `completed` kept of the operation, once: the caller's own copy. */
+  takeCompleted(operationId: string): CompletedState | undefined {
+    const kept = this.completedStates.get(operationId);
+    if (!kept) return undefined;
+    this.completedStates.delete(operationId);
+    return { operation: { ...kept.operation }, ...(kept.messages ? { messages: [...kept.messages] } : {}) };
+  }
+
+  /** The cached state's version, status and message counter (what a lease's UPDATE compares with), if any. */
+  knownState(operationId: string): { version: number; status: OperationRecord['status']; messageSeq: number } | undefined {
+    const cached = this.cached.get(operationId);
+    return cached ? { version: cached.operation.version, status: cached.operation.status, messageSeq: cached.messageSeq } : undefined;
+  }
+
+  /**
+   * `leased` when the lease's UPDATE found the operation in the cached state (`knownState`) and so returned
+   * no row: the cached operation with the new lease, or undefined when the cache no longer has that state.
+   */
+  leasedAsCached(
+    operationId: string,
+    state: { version: number; status: OperationRecord['status']; messageSeq: number; until: string },
+    leaseOwner: string,
+  ): OperationRecord | undefined {
+    const cached = this.cached.get(operationId);
+    if (!cached || cached.operation.version !== state.version || cached.operation.status !== state.status || cached.messageSeq !== state.messageSeq) {
+      this.forget(operationId);
+      return undefined;
+    }
+    cached.leaseOwner = leaseOwner;
+    cached.operation = { ...cached.operation, leaseOwner, leaseUntil: state.until };
+    return { ...cached.operation };
+  }
+
   /** The operation as this process last committed it, if that was at `version` (a commit's `base`). */
   known(operationId: string, version: number): OperationRecord | undefined {
     const cached = this.cached.get(operationId);
@@ -129,6 +229,7 @@ export class StepStateStore {
   }
 
   forget(operationId: string): void {
+    this.leasedRows.delete(operationId);
     const cached = this.cached.get(operationId);
     if (!cached) return;
     this.characters -= cached.characters;
@@ -150,6 +251,18 @@ export class StepStateStore {
     if ((messages.at(-1)?.seq ?? 0) === entity.messageSeq) this.keep(operationId, { operation, messageSeq: entity.messageSeq, messages: [...messages], characters: charactersOf(messages) });
     else this.forget(operationId);
     return { operation: { ...operation }, messages };
+  }
+
+  /**
+   * The operation from the lease's own row, the conversation read now: kept (under that lease) when the
+   * two agree — no message appended since the lease was taken — else both are read again.
+   */
+  private async loadMessages(operationId: string, leased: LeasedRow): Promise<StepState | null> {
+    const columns = this.entityColumns();
+    const messages = (await this.rows(this.statements().messages, operationId)).map((raw) => toMessageRecord(columns.messages.hydrate(raw)));
+    if ((messages.at(-1)?.seq ?? 0) !== leased.messageSeq) return this.load(operationId);
+    this.keep(operationId, { operation: leased.operation, messageSeq: leased.messageSeq, messages: [...messages], leaseOwner: leased.leaseOwner, characters: charactersOf(messages) });
+    return { operation: { ...leased.operation }, messages };
   }
 
   /** Kept as the most recently used; the least recently used go while over either bound. */

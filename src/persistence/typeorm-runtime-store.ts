@@ -32,22 +32,16 @@ import type { PublishDeferredResult } from './operation-wait.store.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import { RuntimeDatabase } from './runtime-database.js';
 
-/** Operations known to have no caller hooks (they are written with the operation and never change). */
-const REMEMBERED_WITHOUT_HOOKS = 10_000;
-
 @Injectable()
 export class TypeOrmRuntimeStore implements RuntimeStore {
-  /** Insertion-ordered, so the oldest goes first once full. */
-  private readonly withoutCallerHooks = new Set<string>();
-
   constructor(private readonly database: RuntimeDatabase) {}
 
   async createOperation(input: NewOperation): Promise<StoredOperation> {
-    const { operations, stepStates } = await this.database.stores();
+    const { operations, stepStates, callerHooks } = await this.database.stores();
     const created = await operations.create(input);
     if (created.created) {
       if (created.messages) stepStates.created(created.operation, created.messages);
-      if ((input.callerHooks ?? []).length === 0) this.rememberWithoutHooks(created.operation.id);
+      if ((input.callerHooks ?? []).length === 0) callerHooks.rememberNone(created.operation.id);
     }
     return created.operation;
   }
@@ -61,12 +55,9 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return (await this.database.stores()).operations.completedAmong(operationIds);
   }
 
-  /** Every step of a process that did not register them asks: "none" is remembered instead of read each time. */
+  /** Every step of a process that did not register them asks: "none" is remembered instead of read each time (`CallerHookStore`). */
   async callerHooks(operationId: string): Promise<StoredCallerHook[]> {
-    if (this.withoutCallerHooks.has(operationId)) return [];
-    const hooks = await (await this.database.stores()).callerHooks.list(operationId);
-    if (hooks.length === 0) this.rememberWithoutHooks(operationId);
-    return hooks;
+    return (await this.database.stores()).callerHooks.list(operationId);
   }
 
   async stepState(operationId: string, leaseOwner?: string): Promise<{ operation: StoredOperation; messages: StoredMessage[] } | null> {
@@ -105,8 +96,19 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
 
   async complete(operationId: string, reason: TerminalReason, error?: { type: string; summary?: string }, hold?: TerminalHold): Promise<boolean> {
     const { operations, stepStates } = await this.database.stores();
-    stepStates.forget(operationId); // no step follows
-    return operations.complete(operationId, reason, error, hold);
+    const completed = await operations.completeReturning(operationId, reason, error, hold).catch((failure: unknown) => {
+      stepStates.forget(operationId);
+      throw failure;
+    });
+    // No step follows. What the terminal sequence begins from (`completedState`), as the transition returned it.
+    if (completed?.row) stepStates.completed(completed.row.operation, completed.row.messageSeq);
+    else stepStates.forget(operationId);
+    return completed !== null;
+  }
+
+  async completedState(operationId: string): Promise<{ operation: StoredOperation | null; messages: StoredMessage[] }> {
+    const kept = (await this.database.stores()).stepStates.takeCompleted(operationId);
+    return { operation: kept ? kept.operation : await this.getOperation(operationId), messages: kept?.messages ?? (await this.messages(operationId)) };
   }
 
   async markTerminalHooksDone(operationId: string): Promise<void> {
@@ -179,11 +181,6 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
 
   async releaseNotification(id: string, owner: string): Promise<void> {
     await (await this.database.stores()).owed.release(id, owner);
-  }
-
-  private rememberWithoutHooks(operationId: string): void {
-    this.withoutCallerHooks.add(operationId);
-    if (this.withoutCallerHooks.size > REMEMBERED_WITHOUT_HOOKS) this.withoutCallerHooks.delete(this.withoutCallerHooks.values().next().value!);
   }
 }
 

@@ -9,7 +9,7 @@ import { errorType } from '../hooks/hook-errors.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { LiveOperation, restoredLive } from '../runtime/live-operation.js';
 import { LiveOperations } from '../runtime/live-operations.js';
-import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
+import { RUNTIME_STORE, type RuntimeStore, type StoredOperation } from '../runtime/runtime-store.port.js';
 import { StepDrain } from '../runtime/step-drain.js';
 import { StepExecutor } from '../runtime/step-executor.js';
 import type { StepHost, StepScheduler } from '../runtime/step-scheduler.port.js';
@@ -22,10 +22,18 @@ export interface QueuedStepContext {
   leaseOwner: string;
   /** Aborted when the worker stops or the operation was cancelled elsewhere. */
   signal: AbortSignal;
+  /** The operation as the worker's lease found it (the lease's own statement): the step does not read it again. */
+  operation: StoredOperation;
+  /** A step that goes on lets the lease go with its last commit and says so here (`StepInput.onLeaseReleased`). */
+  onLeaseReleased?: (operation: StoredOperation) => void;
 }
 
-/** What a queued step asks of its worker: schedule the next step, nothing, or give the job back. */
-export type QueuedStepOutcome = 'next' | 'ran' | 'handedBack';
+/**
+ * What a queued step asks of its worker: schedule the next step, nothing, or give the job back. `ended`:
+ * the step made the terminal transition, which moved the lease to the terminal sequence's holder — there is
+ * no lease left to let go.
+ */
+export type QueuedStepOutcome = 'next' | 'ran' | 'ended' | 'handedBack';
 
 @Injectable()
 export class QueuedStepScheduler implements StepScheduler {
@@ -100,8 +108,8 @@ export class QueuedStepScheduler implements StepScheduler {
   }
 
   private async step(operationId: string, worker: QueuedStepContext, host: StepHost): Promise<QueuedStepOutcome> {
-    const operation = await this.store.getOperation(operationId);
-    if (!operation || operation.status !== 'running') return 'ran';
+    const { operation } = worker;
+    if (operation.status !== 'running') return 'ran';
     // G4: a job taken while the app closes goes back to the queue untouched.
     if (this.shutdown.stopped) return 'handedBack';
     const own = this.live.get(operationId);
@@ -115,12 +123,21 @@ export class QueuedStepScheduler implements StepScheduler {
     try {
       // Its creator died before `on_run_start` committed (the reconciler enqueued it): it runs here first.
       if (!own && neverStarted(operation)) await host.runStart(operationId, live, worker.leaseOwner);
-      const result = await this.executor.step({ operationId, runContext: live.runContext, signal, leaseOwner: worker.leaseOwner, stopping: this.shutdown.stopping, subAgents: host });
+      const result = await this.executor.step({
+        operationId,
+        runContext: live.runContext,
+        signal,
+        leaseOwner: worker.leaseOwner,
+        stopping: this.shutdown.stopping,
+        subAgents: host,
+        ...(worker.onLeaseReleased ? { onLeaseReleased: worker.onLeaseReleased } : {}),
+      });
       // The worker schedules the next step once it has let go of the operation's lease.
       if (result === undefined) return 'next';
       if ('terminal' in result) {
         if (result.terminal === 'interrupted' && (await handingBack())) return 'handedBack';
         await host.finish(operationId, live, result.terminal);
+        return 'ended';
       }
       return 'ran';
     } catch (error) {

@@ -10,7 +10,8 @@ import type { Subscription } from 'rxjs';
 import { errorType } from '../hooks/hook-errors.js';
 import { OperationRunner } from '../runtime/operation-runner.js';
 import { OPERATION_EVENTS, type OperationEvents } from '../runtime/operation-events.port.js';
-import { RUNTIME_STORE, type RuntimeStore } from '../runtime/runtime-store.port.js';
+import type { ReleasedOperation } from '../runtime/operation-leases.port.js';
+import { RUNTIME_STORE, type RuntimeStore, type StoredOperation } from '../runtime/runtime-store.port.js';
 import { LeaseHolder } from '../runtime/lease-holder.js';
 import { redisConnection } from './queue-connection.js';
 import { QUEUE_SETTINGS, STEP_QUEUE_NAME, type QueueSettings } from './queue-settings.js';
@@ -66,11 +67,14 @@ export class StepWorker implements OnApplicationBootstrap {
     this.stopping.abort();
   }
 
+  /**
+   * The lease first, by the one statement that also answers the operation (no read before it, none after):
+   * a job whose operation is done, waiting or moved on lets it go at once; the step works from that row.
+   * A step that goes on lets the lease go with its last commit, which answers the version the next step's
+   * job carries; a step that ended handed the lease to its terminal sequence. Otherwise it is let go here.
+   */
   private async process(job: Job<StepJobData>, token: string | undefined): Promise<void> {
     const { operationId, version } = job.data;
-    const operation = await this.store.getOperation(operationId);
-    // Done, waiting, or moved on: a job for a newer version carries the operation from here.
-    if (!operation || operation.status !== 'running' || operation.version !== version) return;
     // Watched from before the lease is taken (the lease refuses a completed operation): a cancel committed
     // from then on is never missed.
     const abort = new AbortController();
@@ -81,23 +85,40 @@ export class StepWorker implements OnApplicationBootstrap {
     });
     if (!lease) {
       watch.unsubscribe();
+      // Done or moved on: nothing to wait for (read only here, where no lease answered it).
+      const operation = await this.store.getOperation(operationId);
+      if (!operation || operation.status !== 'running' || operation.version !== version) return;
       // Another worker holds the operation (a duplicate job, or the holder died and its lease has not lapsed).
       const { DelayedError } = await import('bullmq');
       await job.moveToDelayed(Date.now() + BUSY_RETRY_MS, token);
       throw new DelayedError();
     }
-    const signal = AbortSignal.any([abort.signal, this.stopping.signal, lease.lost]);
-    let outcome: QueuedStepOutcome;
-    try {
-      outcome = await this.scheduler.run(operationId, { leaseOwner: lease.owner, signal }, this.runtime);
-    } finally {
+    // Waiting, or a job for an older version (a newer job carries the operation from here).
+    if (lease.operation.status !== 'running' || lease.operation.version !== version) {
       watch.unsubscribe();
       await lease.release();
+      return;
+    }
+    const signal = AbortSignal.any([abort.signal, this.stopping.signal, lease.lost]);
+    let outcome: QueuedStepOutcome | undefined;
+    // The operation as the statement that let the lease go left it: the step's last commit, or the release below.
+    const letGo: { operation?: ReleasedOperation | null } = {};
+    const onLeaseReleased = (committed: StoredOperation) => {
+      lease.stop();
+      letGo.operation = committed;
+    };
+    try {
+      outcome = await this.scheduler.run(operationId, { leaseOwner: lease.owner, signal, operation: lease.operation, onLeaseReleased }, this.runtime);
+    } finally {
+      watch.unsubscribe();
+      if (outcome === 'ended') lease.stop();
+      else if (letGo.operation === undefined) letGo.operation = await lease.release();
     }
     if (outcome === 'handedBack') throw new StepHandedBackError(`step of ${operationId} handed back by a stopping worker`);
     if (outcome === 'next') {
-      // After the release: the next step's job must not find the lease still held by this one.
-      const next = await this.store.getOperation(operationId);
+      // After the release: the next step's job must not find the lease still held by this one. The release
+      // said the version; without it (the lease had moved on, or the release failed) the operation is read.
+      const next = letGo.operation ?? (await this.store.getOperation(operationId).catch(() => null));
       if (next?.status === 'running') await this.steps.schedule(operationId, next.version).catch((error: unknown) => {
         this.logger.warn(`could not schedule the next step of ${operationId} (${errorType(error)}); the reconciler will`);
       });

@@ -6,12 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { OPERATION_LEASES, type OperationLeases } from './operation-leases.port.js';
+import { OPERATION_LEASES, type OperationLeases, type ReleasedOperation } from './operation-leases.port.js';
+import type { StoredOperation } from './runtime-store.port.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 
 export class HeldLease {
   private readonly lostController = new AbortController();
   private readonly timer: NodeJS.Timeout;
+  private stopped = false;
 
   constructor(
     private readonly leases: OperationLeases,
@@ -19,10 +21,13 @@ export class HeldLease {
     /** Unique per holding: `commit({ leaseOwner })` fences the step's writes with it. */
     readonly owner: string,
     ttlMs: number,
+    /** The operation as the lease's statement found it: what the work under the lease begins from, unread. */
+    readonly operation: StoredOperation,
   ) {
     this.timer = setInterval(() => {
       void leases.renew(operationId, owner, ttlMs).then(
-        (held) => (held ? undefined : this.lostController.abort(new LeaseLostError(operationId))),
+        // A renewal answered after `stop` (the lease was let go meanwhile, e.g. with a commit) says nothing.
+        (held) => (held || this.stopped ? undefined : this.lostController.abort(new LeaseLostError(operationId))),
         () => undefined, // a failed renewal is retried at the next tick; the lease lapses if they all fail
       );
     }, Math.max(100, Math.floor(ttlMs / 3)));
@@ -34,10 +39,13 @@ export class HeldLease {
     return this.lostController.signal;
   }
 
-  /** The work ended (waiting, or a step handed to the queue): the lease is free at once. */
-  async release(): Promise<void> {
+  /**
+   * The work ended (waiting, or a step handed to the queue): the lease is free at once. Answers the
+   * operation's version and status as it was let go (null: the lease had moved on, or the release failed).
+   */
+  async release(): Promise<ReleasedOperation | null> {
     this.stop();
-    await this.leases.release(this.operationId, this.owner).catch(() => false);
+    return this.leases.release(this.operationId, this.owner).catch(() => null);
   }
 
   /** Shutdown (G4): free for the next reconcile pass of any process. */
@@ -46,8 +54,9 @@ export class HeldLease {
     await this.leases.handBack(this.operationId, this.owner).catch(() => false);
   }
 
-  /** Stops renewing without touching the row (the terminal transition took the lease over). */
+  /** Stops renewing without touching the row (the terminal transition took the lease over, or a commit let it go). */
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 }
@@ -73,8 +82,9 @@ export class LeaseHolder {
   /** The operation's lease for this holder, or null while another process holds it (or it is completed). */
   async hold(operationId: string): Promise<HeldLease | null> {
     const owner = `${this.instanceId}:${randomUUID()}`;
-    if (!(await this.leases.acquire(operationId, owner, this.settings.leaseMs))) return null;
-    return new HeldLease(this.leases, operationId, owner, this.settings.leaseMs);
+    const operation = await this.leases.acquire(operationId, owner, this.settings.leaseMs);
+    if (!operation) return null;
+    return new HeldLease(this.leases, operationId, owner, this.settings.leaseMs, operation);
   }
 
   /** Keeps `owner`'s hold on a completed operation's terminal sequence while it runs; stop the returned timer after. */

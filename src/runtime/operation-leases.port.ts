@@ -4,18 +4,30 @@
  * its own, so the operation of a process that died is taken over by a reconciler. The `persistence/` room
  * implements this port.
  */
+import type { StoredOperation } from './runtime-store.port.js';
+
 export interface RecoverableOperation {
   id: string;
   version: number;
 }
 
+/** The operation's state as its lease was let go (read by the same statement). */
+export interface ReleasedOperation {
+  version: number;
+  status: StoredOperation['status'];
+}
+
 export interface OperationLeases {
-  /** Takes the lease if it is free, expired or already `owner`'s: false if another holder has it or the operation is completed. */
-  acquire(operationId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes the lease if it is free, expired or already `owner`'s, and answers the operation as that
+   * statement found it (the holder works from it without reading it again); null if another holder has
+   * it or the operation is completed.
+   */
+  acquire(operationId: string, owner: string, ttlMs: number): Promise<StoredOperation | null>;
   /** Extends `owner`'s lease: false once it moved on (stop working; another process may run the step). */
   renew(operationId: string, owner: string, ttlMs: number): Promise<boolean>;
-  /** Lets the lease go (the operation waits, or another step is scheduled). */
-  release(operationId: string, owner: string): Promise<boolean>;
+  /** Lets the lease go (the operation waits, or another step is scheduled): its state as it did, or null if `owner` no longer held it. */
+  release(operationId: string, owner: string): Promise<ReleasedOperation | null>;
   /** Lets the lease go so that the next reconcile pass takes the operation over (shutdown, G4). */
   handBack(operationId: string, owner: string): Promise<boolean>;
   /** Running operations whose lease expired, or that nobody holds and that have been quiet since `quietSince`. */

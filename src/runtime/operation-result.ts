@@ -1,6 +1,6 @@
 /** What an operation's `done` resolves with, read from the database once it is completed (DESIGN §6). */
 import type { TerminalReason, UsageTotals } from '../hooks/agent-events.js';
-import type { RuntimeStore } from './runtime-store.port.js';
+import type { RuntimeStore, StoredMessage, StoredOperation } from './runtime-store.port.js';
 
 export interface OperationResult {
   operationId: string;
@@ -13,7 +13,12 @@ export interface OperationResult {
 /** The result as stored: the last assistant message and the operation's usage. */
 export async function resultOf(store: RuntimeStore, operationId: string, reason: TerminalReason): Promise<OperationResult> {
   const operation = await store.getOperation(operationId);
-  const lastAssistant = (await store.messages(operationId)).findLast((m) => m.role === 'assistant');
+  return resultFrom(operationId, operation, await store.messages(operationId), reason);
+}
+
+/** The result from the completed operation and its conversation as already read. */
+export function resultFrom(operationId: string, operation: StoredOperation | null, messages: readonly StoredMessage[], reason: TerminalReason): OperationResult {
+  const lastAssistant = messages.findLast((m) => m.role === 'assistant');
   return {
     operationId,
     status: 'completed',

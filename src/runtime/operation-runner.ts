@@ -67,10 +67,10 @@ import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js
 import { StepExecutor } from './step-executor.js';
 import { errorSummary } from './error-summary.js';
 import { LiveOperation } from './live-operation.js';
-import { emptyResult, resultOf, type OperationResult } from './operation-result.js';
+import { emptyResult, resultFrom, resultOf, type OperationResult } from './operation-result.js';
 import { storedContext } from './run-context-snapshot.js';
 import { InterventionNotifier } from './intervention-notifier.js';
-import { TerminalSequence, type ParentReport } from './terminal-sequence.js';
+import { TerminalSequence, type CompletedState, type ParentReport } from './terminal-sequence.js';
 import { claimantId } from './claimant-ids.js';
 import { FIRST_VERSION } from './run-start.js';
 import { DeferredResults, type GoOn } from './deferred-results.js';
@@ -528,19 +528,28 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
   ): Promise<void> {
     live.beginFinishing();
     const stopHolding = holding ?? (holder !== undefined ? this.leases.holdTerminal(operationId, holder) : () => undefined);
+    // Completed by `holder`: read once for the hooks and the result both (issue 14: not once each).
+    const read = holder !== undefined ? await this.completedState(operationId) : undefined;
     try {
-      if (holder !== undefined) await this.terminal.hooks(operationId, live, reason, error);
+      if (holder !== undefined) await this.terminal.hooks(operationId, live, reason, error, read);
     } catch (failure) {
       this.logger.error(`terminal sequence of ${operationId} failed (${errorType(failure)})`);
     }
     try {
-      const stored = await this.store.getOperation(operationId).catch(() => null);
-      const result = await resultOf(this.store, operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
+      const stored = read ? read.operation : await this.store.getOperation(operationId).catch(() => null);
+      const result = read
+        ? resultFrom(operationId, read.operation, read.messages, stored?.reason ?? reason)
+        : await resultOf(this.store, operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
       this.live.release(operationId, live, result);
       if (holder !== undefined && stored) await this.terminal.after(stored, result, this.reportToParent);
     } finally {
       stopHolding();
     }
+  }
+
+  /** A completed operation and its conversation; undefined when they could not be read (each step then reads its own). */
+  private completedState(operationId: string): Promise<CompletedState | undefined> {
+    return this.store.completedState(operationId).catch(() => undefined);
   }
 }
 

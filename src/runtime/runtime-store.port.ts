@@ -63,6 +63,11 @@ export interface StepPatch {
   runContext?: StoredRunContext;
   /** The latest compaction of the conversation (replaces an earlier one). */
   compaction?: StoredCompaction;
+  /**
+   * The commit also lets its `leaseOwner`'s lease go, in the same statement (queue mode: a step's last
+   * commit when its next step is another job). Only with a `leaseOwner`.
+   */
+  releaseLease?: boolean;
 }
 
 /** A caller hook as persisted: the webhook part only, templates kept (W3, L2). */
@@ -265,6 +270,12 @@ export interface RuntimeStore {
     hold?: TerminalHold,
   ): Promise<boolean>;
 
+  /**
+   * A completed operation and its conversation, for its terminal sequence (null operation: there is none).
+   * Neither changes after the terminal transition (G5), so an implementation may answer from what this
+   * process's `complete` of it returned and the conversation this process committed, without reading.
+   */
+  completedState(operationId: string): Promise<{ operation: StoredOperation | null; messages: StoredMessage[] }>;
   /** The terminal sequence finished (hooks, the sub-agent bridge): nothing is owed any more. */
   markTerminalHooksDone(operationId: string): Promise<void>;
   /** Completed operations whose terminal sequence is owed by a process that died, claimed for `owner`. */

@@ -45,4 +45,6 @@ export interface StepContext {
   base(): Omit<AgentEventBase, 'type'>;
   /** Cancelled, or the application is closing (SPEC G4): no further call or step begins. */
   halted(): boolean;
+  /** Queue mode: the step's last commit lets the lease go when the step goes on (`StepInput.onLeaseReleased`). */
+  readonly onLeaseReleased?: (operation: StoredOperation) => void;
 }

@@ -48,6 +48,12 @@ export interface StepInput {
   stopping?: AbortSignal;
   /** Who starts the children of the step's `agents/call` calls: whoever drives the step (the `OperationRunner`). */
   subAgents: SubAgents;
+  /**
+   * Queue mode: when the step goes on (its next step is another job), its last commit also lets the lease
+   * go — one statement, not two — and this is called with the operation as committed (the next job's
+   * version). Not called when the step ends any other way: the lease is then still the caller's.
+   */
+  onLeaseReleased?: (operation: StoredOperation) => void;
 }
 
 const INTERRUPTED = { terminal: 'interrupted' } as const;
@@ -94,7 +100,7 @@ export class StepExecutor {
    * within its limits — and, if so, what the step works with: the caller hooks restored, the agent's
    * offer (G1) and the conversation so far.
    */
-  private async begin({ operationId, runContext, signal, leaseOwner, stopping, subAgents }: StepInput): Promise<{ step: StepContext } | { end: StepResult }> {
+  private async begin({ operationId, runContext, signal, leaseOwner, stopping, subAgents, onLeaseReleased }: StepInput): Promise<{ step: StepContext } | { end: StepResult }> {
     const halted = () => signal.aborted || stopping?.aborted === true;
     // The operation and the conversation together: what this process committed last, unless someone moved either since.
     const state = await this.store.stepState(operationId, leaseOwner);
@@ -125,6 +131,7 @@ export class StepExecutor {
       operation,
       base: () => agentEventBase({ ...step.operation, operationId, ...(userId ? { userId } : {}) }),
       halted,
+      ...(onLeaseReleased && leaseOwner !== undefined ? { onLeaseReleased } : {}),
     };
     return { step };
   }
@@ -184,7 +191,10 @@ export class StepExecutor {
       },
       step.dispatchOptions,
     );
-    await this.commit(step, undefined, { stepIndex: step.operation.stepIndex + 1 });
+    // Queue mode: a step that goes on lets its lease go with this commit (a step that ends keeps it for the end).
+    const release = calls.length > 0 && !step.halted() ? step.onLeaseReleased : undefined;
+    await this.commit(step, undefined, { stepIndex: step.operation.stepIndex + 1, ...(release ? { releaseLease: true } : {}) });
+    release?.(step.operation);
     if (calls.length === 0) return { terminal: 'done' };
     if (step.halted()) return INTERRUPTED;
     return undefined;

@@ -15,7 +15,16 @@ import { agentEventBase } from './agent-event-base.js';
 import type { LiveOperation } from './live-operation.js';
 import type { OperationResult } from './operation-result.js';
 import { AlreadyCompletedError, OperationCompletedError, RunCancelledError, RunLimitError } from './runtime-errors.js';
-import { RUNTIME_STORE, type RuntimeStore, type StoredOperation } from './runtime-store.port.js';
+import { RUNTIME_STORE, type RuntimeStore, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
+
+/**
+ * A completed operation and its conversation, read once by whoever runs the whole terminal sequence: neither
+ * changes after the terminal transition (G5), so the hooks and the result need not read them again.
+ */
+export interface CompletedState {
+  operation: StoredOperation | null;
+  messages: StoredMessage[];
+}
 
 /**
  * How a child's answer reaches its parent's `agents/call`: the runner's deferred completion (through the
@@ -32,9 +41,9 @@ export class TerminalSequence {
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
   ) {}
 
-  /** The terminal hooks, each failure logged (type only) and the next one run. */
-  async hooks(operationId: string, live: Pick<LiveOperation, 'runContext' | 'startedAt' | 'steps'>, reason: TerminalReason, error: unknown): Promise<void> {
-    const operation = await this.store.getOperation(operationId);
+  /** The terminal hooks, each failure logged (type only) and the next one run; `read`: the operation as already read. */
+  async hooks(operationId: string, live: Pick<LiveOperation, 'runContext' | 'startedAt' | 'steps'>, reason: TerminalReason, error: unknown, read?: CompletedState): Promise<void> {
+    const operation = read ? read.operation : await this.store.getOperation(operationId);
     const base = agentEventBase({
       operationId,
       agentId: operation?.agentId ?? '',
@@ -53,7 +62,7 @@ export class TerminalSequence {
     };
     if (reason === 'done') {
       await safely(() => this.dispatcher.dispatch('onComplete', { ...base, type: 'onComplete', reason }, options));
-      const messages = await this.store.messages(operationId);
+      const messages = read ? read.messages : await this.store.messages(operationId);
       await safely(() =>
         this.dispatcher.dispatch(
           'on_run_end',
