@@ -103,9 +103,11 @@ export class StepWorker implements OnApplicationBootstrap {
     let outcome: QueuedStepOutcome | undefined;
     // The operation as the statement that let the lease go left it: the step's last commit, or the release below.
     const letGo: { operation?: ReleasedOperation | null } = {};
+    let releasedByCommit = false;
     const onLeaseReleased = (committed: StoredOperation) => {
       lease.stop();
       letGo.operation = committed;
+      releasedByCommit = true;
     };
     try {
       outcome = await this.scheduler.run(operationId, { leaseOwner: lease.owner, signal, operation: lease.operation, onLeaseReleased }, this.runtime);
@@ -114,8 +116,11 @@ export class StepWorker implements OnApplicationBootstrap {
       if (outcome === 'ended') lease.stop();
       else if (letGo.operation === undefined) letGo.operation = await lease.release();
     }
-    if (outcome === 'handedBack') throw new StepHandedBackError(`step of ${operationId} handed back by a stopping worker`);
-    if (outcome === 'next') {
+    // The step's last commit let the lease go because the operation goes on: whatever the step said after
+    // it (a renewal answered just after that commit reads as a lost lease; a stop signal), the next step is
+    // owed now — retrying this job would only find it stale, and the reconciler would wait a whole lease.
+    if (outcome === 'handedBack' && !releasedByCommit) throw new StepHandedBackError(`step of ${operationId} handed back by a stopping worker`);
+    if (outcome === 'next' || releasedByCommit) {
       // After the release: the next step's job must not find the lease still held by this one. The release
       // said the version; without it (the lease had moved on, or the release failed) the operation is read.
       const next = letGo.operation ?? (await this.store.getOperation(operationId).catch(() => null));

@@ -79,10 +79,13 @@ export class LeaseHolder {
     @Inject(RECOVERY_SETTINGS) private readonly settings: RecoverySettings,
   ) {}
 
-  /** The operation's lease for this holder, or null while another process holds it (or it is completed). */
-  async hold(operationId: string): Promise<HeldLease | null> {
+  /**
+   * The operation's lease for this holder, or null while another process holds it (or it is completed).
+   * `stepFollows: false` when other work (a slow notification) comes before the step (`OperationLeases.acquire`).
+   */
+  async hold(operationId: string, { stepFollows = true }: { stepFollows?: boolean } = {}): Promise<HeldLease | null> {
     const owner = `${this.instanceId}:${randomUUID()}`;
-    const operation = await this.leases.acquire(operationId, owner, this.settings.leaseMs);
+    const operation = await this.leases.acquire(operationId, owner, this.settings.leaseMs, stepFollows);
     if (!operation) return null;
     return new HeldLease(this.leases, operationId, owner, this.settings.leaseMs, operation);
   }

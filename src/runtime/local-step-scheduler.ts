@@ -43,7 +43,9 @@ export class LocalStepScheduler implements StepScheduler {
   }
 
   async goOnAfter(notify: () => Promise<void>, operationId: string, live: LiveOperation, host: StepHost): Promise<void> {
-    const lease = !this.shutdown.stopped && !live.stepLoopHere ? await this.leases.hold(operationId).catch(() => null) : null;
+    // Held across the notification, so no other process resumes the operation meanwhile; not marked for
+    // the step, which reads the operation after it (a cancel during a slow webhook must stop the step).
+    const lease = !this.shutdown.stopped && !live.stepLoopHere ? await this.leases.hold(operationId, { stepFollows: false }).catch(() => null) : null;
     try {
       await notify();
     } finally {

@@ -20,10 +20,11 @@ export interface ReleasedOperation {
 export interface OperationLeases {
   /**
    * Takes the lease if it is free, expired or already `owner`'s, and answers the operation as that
-   * statement found it (the holder works from it without reading it again); null if another holder has
-   * it or the operation is completed.
+   * statement found it; null if another holder has it or the operation is completed. With `stepFollows`
+   * (the default) a step begins under it at once and works from that state without reading it again;
+   * without, other work comes first (a slow notification) and the step must read what is current then.
    */
-  acquire(operationId: string, owner: string, ttlMs: number): Promise<StoredOperation | null>;
+  acquire(operationId: string, owner: string, ttlMs: number, stepFollows?: boolean): Promise<StoredOperation | null>;
   /** Extends `owner`'s lease: false once it moved on (stop working; another process may run the step). */
   renew(operationId: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Lets the lease go (the operation waits, or another step is scheduled): its state as it did, or null if `owner` no longer held it. */

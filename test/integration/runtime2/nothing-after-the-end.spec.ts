@@ -67,6 +67,32 @@ describeEach('G5 nothing after the end on %s', (driver: DriverName) => {
     expect(await toolRows(app, operationId, item!.toolCallId)).toEqual([]);
   }, 30_000);
 
+  it('G5: a cancel that lands while an approval\'s afterHumanIntervention notification is slow: the approved tool never runs', async () => {
+    executions.write = 0;
+    const app = await boot('approve-then-cancel');
+    const notice = { id: 'slow-notice', type: 'afterHumanIntervention' as const, webhook: { url: receiver.url } };
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'writer', prompt: 'write', hooks: [notice] });
+    await untilOperation(app.store, operationId, waiting);
+    const [pending] = await app.store.interventions(operationId);
+    const approving = app.runtime.approve(operationId, pending!.toolCallId);
+    approving.catch(() => undefined);
+    // The approval is committed and its notification is being delivered; the operation is cancelled
+    // meanwhile — on PostgreSQL by another runtime on the database (another process's worth), whose cancel
+    // this process learns of only from the database.
+    await receiver.untilHits(1);
+    const canceller = driver === 'postgres' ? await boot('approve-then-cancel') : app;
+    await canceller.runtime.cancel(operationId);
+    expect(await within(done, 'cancelled')).toMatchObject({ reason: 'interrupted' });
+    receiver.release({});
+    await approving.catch(() => undefined);
+    // Closing drains whatever step the approval scheduled: it must have found the operation over.
+    await app.close();
+    apps.splice(apps.indexOf(app), 1);
+    expect(executions.write).toBe(0);
+    const reopened = await boot('approve-then-cancel');
+    expect(await toolRows(reopened, operationId, pending!.toolCallId)).toEqual([]);
+  }, 30_000);
+
   it('G5: approving or rejecting a completed operation is operation_completed', async () => {
     executions.write = 0;
     const app = await boot('decisions');
