@@ -4,7 +4,7 @@
  * - what this process committed — `committed$` of the runtime's `StoreDatabase` handle, from the moment
  *   `RuntimeDatabase` opened it (subscribing never opens the database), and
  * - on PostgreSQL, what the other processes committed — one dedicated listening connection
- *   (`PostgresEventListener`, `LISTEN agent_hooks_events`), started when the database opened; it skips the
+ *   (`PostgresEventListener`, `LISTEN` on its schema's channel, `eventsChannelOf`), started when the database opened; it skips the
  *   payloads this process notified itself and signals `resync` after every (re)connect.
  * SQLite serves one process, so there it is in-process only. `of(id)` routes through one map, so many
  * subscribers of single operations cost one lookup per event, not one filter each. The

@@ -19,7 +19,7 @@ import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, NewCallerHook, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
 import { isUniqueViolation } from './sql-errors.js';
-import { OPERATION_EVENTS_CHANNEL, type StoreDatabase } from './store-database.js';
+import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 import { insertValues, updateValues } from './entity-values.js';
 import type { NewOperation, TerminalHold } from '../runtime/runtime-store.port.js';
@@ -242,7 +242,7 @@ export class OperationStore {
   private async createInOneStatement(input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
     const { operation, hooks, messages } = this.rows(input);
     const event: OperationEvent = { operationId: operation.id, kind: 'created', status: operation.status, version: operation.version };
-    const { sql, params } = createSql(this.tables(), this.columns(), { operation, hooks, messages }, { channel: OPERATION_EVENTS_CHANNEL, payload: this.db.notifyPayload([event]) });
+    const { sql, params } = createSql(this.tables(), this.columns(), { operation, hooks, messages }, { channel: this.db.eventsChannel, payload: this.db.notifyPayload([event]) });
     await this.db.run((manager) => plainQuery(manager, sql, params));
     this.db.committedAlone([event]);
     return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
@@ -260,7 +260,7 @@ export class OperationStore {
         now,
         ...(hold?.leaseOwner !== undefined ? { fencedBy: hold.leaseOwner } : {}),
       },
-      { channel: OPERATION_EVENTS_CHANNEL, payload: this.db.notifyPayload([event]) },
+      { channel: this.db.eventsChannel, payload: this.db.notifyPayload([event]) },
     );
     const result = await this.db.run((manager) => plainQuery(manager, sql, params));
     const [raw] = result.records;

@@ -1,7 +1,7 @@
 /**
  * The one listening connection of a runtime on PostgreSQL (DESIGN §4): a dedicated `pg.Client` — built
  * from the DataSource's own connection options, with the `pg` the DataSource loaded, so a host's
- * DataSource (`database: 'host'`) works alike — that runs `LISTEN agent_hooks_events` and hands the events
+ * DataSource (`database: 'host'`) works alike — that `LISTEN`s on its schema's channel (`eventsChannelOf`) and hands the events
  * other processes committed to `sink`. A commit's own process published its events already, so payloads
  * whose `origin` is this process's `StoreDatabase` are skipped. When the connection drops it reconnects with
  * a backoff; after each (re)connect the sink gets `resync`, since events may have been missed meanwhile.
@@ -12,7 +12,7 @@ import type { DataSource } from 'typeorm';
 import { errorType } from '../hooks/hook-errors.js';
 import type { OperationEvent, OperationEventKind } from '../runtime/operation-events.port.js';
 import type { OperationStatus } from '../runtime/runtime-store.port.js';
-import { OPERATION_EVENTS_CHANNEL, type NotifiedEvents } from './store-database.js';
+import { eventsChannelOf, type NotifiedEvents } from './store-database.js';
 
 /** What the listener needs of a `pg.Client` (pg is an optional peer dependency without bundled types). */
 interface ListeningClient {
@@ -117,6 +117,8 @@ function clientClassOf(dataSource: DataSource): ClientClass {
 export class PostgresEventListener {
   private readonly Client: ClientClass;
   private readonly config: Record<string, unknown>;
+  /** This schema's channel (`eventsChannelOf`): another schema's events in the same database are not heard. */
+  private readonly channel: string;
   private client: ListeningClient | undefined;
   private connecting: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
@@ -138,6 +140,7 @@ export class PostgresEventListener {
   ) {
     this.Client = clientClassOf(dataSource);
     this.config = listenerConnectionConfig(dataSource);
+    this.channel = eventsChannelOf(dataSource);
     const quoted = JSON.stringify(origin);
     this.ownPrefixes = [`{"origin":${quoted},`, `{"origin" : ${quoted},`];
   }
@@ -178,11 +181,11 @@ export class PostgresEventListener {
     client.on('error', onLost);
     client.on('end', () => onLost());
     client.on('notification', (message) => {
-      if (message.channel === OPERATION_EVENTS_CHANNEL) this.deliver(message.payload);
+      if (message.channel === this.channel) this.deliver(message.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${OPERATION_EVENTS_CHANNEL}`);
+      await client.query(`LISTEN "${this.channel}"`);
     } catch (error) {
       onLost(error);
       return;

@@ -28,7 +28,7 @@ import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, NewMessage, NewToolMessage, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
 import { insertRowsSql, oneStatementCommitSql, SqlParams, updateOperationSql, type CommitTables } from './step-commit.sql.js';
-import { EVENTS_PER_NOTIFY, OPERATION_EVENTS_CHANNEL, type StoreDatabase } from './store-database.js';
+import { EVENTS_PER_NOTIFY, type StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 /** The runtime's `StepPatch`; the run context may come unfiltered (stored through `toStoredRunContext`). */
@@ -158,7 +158,7 @@ export class StepCommitStore {
       tables: this.tables(),
       messageColumns: this.columns().messages,
       rows,
-      channel: OPERATION_EVENTS_CHANNEL,
+      channel: this.db.eventsChannel,
       origin: this.db.origin,
     });
     const result = await this.db.run((manager) => plainQuery(manager, sql, params.values));

@@ -14,14 +14,26 @@
  * rollback), and on PostgreSQL one `pg_notify` inside the same transaction carries them to the other
  * processes — delivered by PostgreSQL on commit, so a listener never sees an event for a rolled-back change.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { OperationEvent } from '../runtime/operation-events.port.js';
-import { dialectOf, qualifiedTable, type SqlDialect } from './dialect.js';
+import { dialectOf, qualifiedTable, schemaOf, type SqlDialect } from './dialect.js';
 
-/** The PostgreSQL channel of operation events (`LISTEN agent_hooks_events`). */
+/** The PostgreSQL channel of operation events in the default schema (`LISTEN agent_hooks_events`). */
 export const OPERATION_EVENTS_CHANNEL = 'agent_hooks_events';
+
+/**
+ * The channel of the operation events of the tables in `dataSource`'s schema. NOTIFY channels are per
+ * database, not per schema: two apps with their own schemas in one database must not wake each other's
+ * listeners (their operation ids mean nothing there). Another schema's channel carries a digest of its
+ * name (a channel is an identifier of at most 63 bytes; a schema name may not fit or be an identifier).
+ */
+export function eventsChannelOf(dataSource: Pick<DataSource, 'options'>): string {
+  const schema = schemaOf(dataSource);
+  if (schema === undefined || schema === 'public') return OPERATION_EVENTS_CHANNEL;
+  return `${OPERATION_EVENTS_CHANNEL}_${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`;
+}
 
 /** A `pg_notify` payload: the events of one commit and who committed them. */
 export interface NotifiedEvents {
@@ -42,12 +54,15 @@ export class StoreDatabase {
   readonly dialect: SqlDialect;
   /** Names this database handle in the events it notifies, so its own listener can skip them. */
   readonly origin = randomUUID();
+  /** The NOTIFY channel of this schema's operation events (`eventsChannelOf`). */
+  readonly eventsChannel: string;
   private readonly committed = new Subject<OperationEvent>();
   /** The end of the SQLite queue; each call chains onto it. */
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(readonly dataSource: DataSource) {
     this.dialect = dialectOf(dataSource);
+    this.eventsChannel = eventsChannelOf(dataSource);
   }
 
   /** Events of every change committed through this handle, in commit order. */
@@ -101,7 +116,7 @@ export class StoreDatabase {
     if (this.dialect !== 'postgres' || events.length === 0) return;
     for (let start = 0; start < events.length; start += EVENTS_PER_NOTIFY) {
       const payload: NotifiedEvents = { origin: this.origin, events: events.slice(start, start + EVENTS_PER_NOTIFY) };
-      await manager.query('SELECT pg_notify($1, $2)', [OPERATION_EVENTS_CHANNEL, JSON.stringify(payload)]);
+      await manager.query('SELECT pg_notify($1, $2)', [this.eventsChannel, JSON.stringify(payload)]);
     }
   }
 

@@ -15,9 +15,9 @@ import { OperationWaitStore } from '../../../src/persistence/operation-wait.stor
 import { OperationStore } from '../../../src/persistence/operation.store.js';
 import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { StepCommitStore, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
-import { OPERATION_EVENTS_CHANNEL } from '../../../src/persistence/store-database.js';
+import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
 import type { OperationEvent, OperationEventSignal } from '../../../src/runtime/operation-events.port.js';
-import { driverSuites, eventually, useTestDatabase } from '../persistence/test-databases.js';
+import { driverSuites, dropSchema, eventually, postgresDatabaseOption, uniqueSchemaName, useTestDatabase } from '../persistence/test-databases.js';
 
 const describeEachDriver = await driverSuites();
 
@@ -170,10 +170,36 @@ describeEachDriver('operation events on %s', (driver) => {
 
   it('DESIGN §4 events: a malformed NOTIFY payload is ignored and the listener goes on', async () => {
     const payloads = ['not json', '[]', '{"origin":1,"events":[]}', '{"origin":"x","events":[{"operationId":"y","kind":"nonsense"}]}', '{"origin":"x","events":[{"operationId":"y","kind":"status","status":"exploded"}]}'];
-    for (const payload of payloads) await other!.query('SELECT pg_notify($1, $2)', [OPERATION_EVENTS_CHANNEL, payload]);
+    for (const payload of payloads) await other!.query('SELECT pg_notify($1, $2)', [otherHandle!.eventsChannel, payload]);
     const { id } = await newOperation();
     await eventually(() => remote!.of(id).length >= 1, 5_000);
     expect(remote!.of('y')).toEqual([]);
+  });
+
+  it('DESIGN §4 events: an app on another schema of the same database hears none of these events, nor these of its', async () => {
+    if (driver !== 'postgres') return expect(db.handle.eventsChannel).toBe('agent_hooks_events'); // SQLite: in-process only
+    const schema = uniqueSchemaName();
+    const foreignSource = await openAgentHooksDataSource(postgresDatabaseOption(schema));
+    const foreignEvents = eventsOn(new StoreDatabase(foreignSource));
+    const foreign = record(foreignEvents);
+    try {
+      expect(new StoreDatabase(foreignSource).eventsChannel).not.toBe(db.handle.eventsChannel);
+      await eventually(() => foreign.resyncs() >= 1, 10_000); // listening
+      const ours = await newOperation();
+      // Committed through a handle of its own: the foreign listener does not skip it as its own.
+      const theirs = (await new OperationStore(new StoreDatabase(foreignSource)).create({ agentId: 'a', prompt: 'elsewhere' })).operation;
+      await eventually(() => foreign.of(theirs.id).length >= 1, 5_000);
+      // Notifications reach each listener in commit order: had ours been on its channel, it would be here.
+      expect(foreign.of(ours.id)).toEqual([]);
+      const later = await newOperation();
+      await eventually(() => remote!.of(later.id).length >= 1, 5_000);
+      expect(remote!.of(theirs.id)).toEqual([]);
+    } finally {
+      foreign.stop();
+      await foreignEvents.close();
+      await foreignSource.destroy();
+      await dropSchema(schema);
+    }
   });
 
   it('DESIGN §4 events: after its connection drops, the listener reconnects, signals resync and hears commits again', async () => {
