@@ -90,14 +90,15 @@ export class StepCalls {
     const call = plan.calls[callIndex]!;
     // A model may emit any name (G1): the span carries a bounded one, as the published error does.
     const name = `${call.identifier}/${call.apiName}`.slice(0, SHOWN_TOOL_NAME_LENGTH);
-    const attributes = {
+    // Built only when a span is started (an SDK is registered).
+    const attributes = () => ({
       [GEN_AI.operationName]: 'execute_tool',
       [GEN_AI.toolName]: name,
       [GEN_AI.toolCallId]: call.id,
       [GEN_AI.toolType]: plan.tools[callIndex]?.source === 'mcp' ? 'extension' : 'function',
       [OURS.operationId]: step.operationId,
       ...(this.tracer.captureContent ? { [GEN_AI.toolCallArguments]: JSON.stringify(call.args) } : {}),
-    };
+    });
     return this.tracer.span(`execute_tool ${name}`, 'internal', attributes, async (span) => {
       const outcome = await this.route(step, plan, callIndex);
       // Waiting for a decision, a deferred result or a child: no outcome yet.
@@ -229,10 +230,10 @@ export class StepCalls {
 
   private async publish(step: StepContext, message: NewMessage, mocked = false): Promise<'done'> {
     const { operation, leaseOwner } = step;
-    this.tracer.annotate({
+    this.tracer.annotate(() => ({
       [OURS.toolOutcome]: toolOutcome(message, mocked),
       ...(this.tracer.captureContent ? { [GEN_AI.toolCallResult]: message.content } : {}),
-    });
+    }));
     // Queue mode: the timeline of the hooks that decided this result is written first, so a worker killed
     // right after the publish leaves no published result without its timeline.
     if (leaseOwner !== undefined) await this.store.flushTimeline();

@@ -15,14 +15,15 @@ export class TracedModelCalls {
 
   complete(agent: ResolvedAgent, request: ChatRequest, operationId: string): Promise<ChatResponse> {
     const model = agent.modelInfo?.name ?? 'unknown';
-    const attributes = {
+    // Built only when a span is started (an SDK is registered).
+    const attributes = () => ({
       [GEN_AI.operationName]: 'chat',
       [GEN_AI.requestModel]: model,
       [GEN_AI.agentName]: agent.id,
       [GEN_AI.conversationId]: operationId,
       [OURS.operationId]: operationId,
       ...(agent.modelInfo ? { [GEN_AI.providerName]: agent.modelInfo.provider } : {}),
-    };
+    });
     return this.tracer.span(`chat ${model}`, 'client', attributes, async (span) => {
       const response = await agent.model.complete(request);
       if (span.recording) {

@@ -10,7 +10,7 @@
  * `error.type` (S3), never its message.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext, Tracer, TracerProvider } from '@opentelemetry/api';
 import { errorType } from '../hooks/hook-errors.js';
 import { ERROR_TYPE, GEN_AI, OURS } from './gen-ai-attributes.js';
 import { OPEN_TELEMETRY, type OpenTelemetryApi } from './open-telemetry.js';
@@ -30,6 +30,12 @@ export interface OperationTraceRef {
 }
 
 export type SpanAttributes = Attributes;
+
+/**
+ * A span's attributes, or how to build them: a function is called only when a span is started (an SDK is
+ * registered), so a run without one builds no attribute objects (O5).
+ */
+export type LazyAttributes = SpanAttributes | (() => SpanAttributes);
 
 /** A span as the runtime uses it. */
 export interface TraceSpan {
@@ -73,16 +79,33 @@ class OtelSpan implements TraceSpan {
   }
 }
 
+/** The API's global provider (a `ProxyTracerProvider`): its delegate is the SDK's provider, once one is registered. */
+interface DelegatingProvider extends TracerProvider {
+  getDelegateTracer?(name: string): Tracer | undefined;
+}
+
 @Injectable()
 export class AgentTracer {
-  private readonly tracer: Tracer | undefined;
+  /** The SDK's tracer, resolved at the first span after the host registered an SDK (as a `ProxyTracer` keeps it). */
+  private sdkTracer: Tracer | undefined;
 
   constructor(
     @Inject(OPEN_TELEMETRY) private readonly otel: OpenTelemetryApi | null,
     @Inject(TRACING_SETTINGS) private readonly settings: TracingSettings,
-  ) {
-    // A ProxyTracer: it follows an SDK registered later too.
-    this.tracer = otel?.trace.getTracer(PACKAGE_NAME);
+  ) {}
+
+  /**
+   * The tracer spans start on, or none while no SDK is registered (O5): then no span would record, and the
+   * active context — an inbound or stored `traceparent` — is already what a no-op span would carry, so
+   * nothing is started at all. Followed at every call until an SDK appears, then kept.
+   */
+  private tracer(): Tracer | undefined {
+    if (this.sdkTracer || !this.otel) return this.sdkTracer;
+    const provider: DelegatingProvider = this.otel.trace.getTracerProvider();
+    // Another provider than the API's proxy (a host that registered its own global): it is the SDK.
+    const tracer = typeof provider.getDelegateTracer === 'function' ? provider.getDelegateTracer(PACKAGE_NAME) : provider.getTracer(PACKAGE_NAME);
+    if (tracer) this.sdkTracer = tracer;
+    return tracer;
   }
 
   /** O4: whether prompts, arguments and results may go on spans (never secrets). */
@@ -92,8 +115,15 @@ export class AgentTracer {
 
   /** `invoke_agent <agentId>` for a new operation, child of the active context, and the context to store (O3). */
   startOperation(agentId: string, operationId: string): { span: TraceSpan; stored?: StoredTraceContext } {
-    if (!this.otel || !this.tracer) return { span: NOOP_SPAN };
-    const span = this.tracer.startSpan(`invoke_agent ${agentId}`, {
+    if (!this.otel) return { span: NOOP_SPAN };
+    const tracer = this.tracer();
+    if (!tracer) {
+      // No SDK: the caller's context (an inbound `traceparent`), if any, is what later steps propagate.
+      const caller = this.otel.trace.getSpanContext(this.otel.context.active());
+      const stored = caller && this.otel.trace.isSpanContextValid(caller) ? serialize(caller) : undefined;
+      return { span: NOOP_SPAN, ...(stored ? { stored } : {}) };
+    }
+    const span = tracer.startSpan(`invoke_agent ${agentId}`, {
       kind: this.otel.SpanKind.INTERNAL,
       attributes: { [GEN_AI.operationName]: 'invoke_agent', [GEN_AI.agentName]: agentId, [GEN_AI.conversationId]: operationId, [OURS.operationId]: operationId },
     });
@@ -122,26 +152,53 @@ export class AgentTracer {
    * `invoke_agent <agentId>` span, child of the stored context, so its hooks and webhooks are spans and
    * events of that segment of the operation's trace.
    */
-  async segment<T>(operation: OperationTraceRef | undefined, work: () => Promise<T>): Promise<T> {
+  segment<T>(operation: OperationTraceRef | undefined, work: () => Promise<T>): Promise<T> {
+    // Not `async` (one promise and tick less per step): a synchronous throw still reaches the caller as a rejection.
+    try {
+      return this.segmentOf(operation, work);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private segmentOf<T>(operation: OperationTraceRef | undefined, work: () => Promise<T>): Promise<T> {
     const stored = operation?.traceContext;
     if (!this.otel || !operation || !stored) return work();
     const active = this.otel.trace.getActiveSpan();
     if (active?.isRecording() && stored.traceparent.includes(`-${active.spanContext().spanId}-`)) return work();
+    // No SDK: the stored context made active is all the step's webhooks need to propagate (O2).
+    if (!this.tracer()) return this.inOperation(stored, work);
     return this.inOperation(stored, () =>
-      this.span(`invoke_agent ${operation.agentId}`, 'internal', { [GEN_AI.operationName]: 'invoke_agent', [GEN_AI.agentName]: operation.agentId, [GEN_AI.conversationId]: operation.id, [OURS.operationId]: operation.id, [OURS.resumed]: true }, () => work()),
+      this.span(`invoke_agent ${operation.agentId}`, 'internal', () => ({ [GEN_AI.operationName]: 'invoke_agent', [GEN_AI.agentName]: operation.agentId, [GEN_AI.conversationId]: operation.id, [OURS.operationId]: operation.id, [OURS.resumed]: true }), work),
     );
   }
 
   /** A span around `work`, child of the active one and active while `work` runs; a throw is its `error.type`. */
-  async span<T>(name: string, kind: 'internal' | 'client', attributes: SpanAttributes, work: (span: TraceSpan) => Promise<T>): Promise<T> {
-    if (!this.otel || !this.tracer) return work(NOOP_SPAN);
+  span<T>(name: string, kind: 'internal' | 'client', attributes: LazyAttributes, work: (span: TraceSpan) => Promise<T>): Promise<T> {
+    // Not `async`, as `segment`: without an SDK, `work` is all there is.
+    try {
+      return this.spanOf(name, kind, attributes, work);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private spanOf<T>(name: string, kind: 'internal' | 'client', attributes: LazyAttributes, work: (span: TraceSpan) => Promise<T>): Promise<T> {
+    const tracer = this.tracer();
+    if (!this.otel || !tracer) return work(NOOP_SPAN);
     const otel = this.otel;
-    const span = this.tracer.startSpan(name, { kind: kind === 'client' ? otel.SpanKind.CLIENT : otel.SpanKind.INTERNAL, attributes });
-    // No SDK (or sampled out, with nothing to propagate): no context switch.
+    const span = tracer.startSpan(name, { kind: kind === 'client' ? otel.SpanKind.CLIENT : otel.SpanKind.INTERNAL, attributes: typeof attributes === 'function' ? attributes() : attributes });
+    // Sampled out, with nothing to propagate: no context switch.
     if (!span.isRecording() && !otel.trace.isSpanContextValid(span.spanContext())) return work(NOOP_SPAN);
+    return this.runIn(span, work);
+  }
+
+  /** `work` with `span` active; the span ends when `work` settles. */
+  private async runIn<T>(span: Span, work: (span: TraceSpan) => Promise<T>): Promise<T> {
+    const otel = this.otel!;
     const traced = new OtelSpan(span, otel);
     try {
-      return await otel.context.with(otel.trace.setSpan(otel.context.active(), span), () => work(traced));
+      return await otel.context.with(otel.trace.setSpan(otel.context.active(), span), work, undefined, traced);
     } catch (error) {
       traced.fail(errorType(error));
       throw error;
@@ -151,25 +208,38 @@ export class AgentTracer {
   }
 
   /** A span that already happened (a hook invocation, seen at its end), child of the active one. */
-  recordSpan(name: string, attributes: SpanAttributes, startTime: number, endTime: number, errorType?: string): void {
-    if (!this.otel || !this.tracer) return;
-    const span = this.tracer.startSpan(name, { kind: this.otel.SpanKind.INTERNAL, attributes, startTime });
+  recordSpan(name: string, attributes: LazyAttributes, startTime: number, endTime: number, errorType?: string): void {
+    const tracer = this.tracer();
+    if (!this.otel || !tracer) return;
+    const span = tracer.startSpan(name, { kind: this.otel.SpanKind.INTERNAL, attributes: typeof attributes === 'function' ? attributes() : attributes, startTime });
     if (!span.isRecording()) return span.end();
     if (errorType !== undefined) new OtelSpan(span, this.otel).fail(errorType);
     span.end(endTime);
   }
 
-  /** Attributes on the active span (a tool call's outcome, known where it is published). */
-  annotate(attributes: SpanAttributes): void {
-    const span = this.otel?.trace.getActiveSpan();
-    if (span?.isRecording()) span.setAttributes(attributes);
+  /** Attributes on the active span (a tool call's outcome, known where it is published); built only when it records. */
+  annotate(attributes: LazyAttributes): void {
+    if (!this.otel || !this.tracer()) return;
+    const span = this.otel.trace.getActiveSpan();
+    if (span?.isRecording()) span.setAttributes(typeof attributes === 'function' ? attributes() : attributes);
   }
 
-  /** An event on the active span (an observe-only in-process hook, O1). */
-  event(name: string, attributes: SpanAttributes): void {
-    if (!this.otel) return;
+  /** An event on the active span (an observe-only in-process hook, O1); its attributes are built only when it records. */
+  event(name: string, attributes: LazyAttributes): void {
+    if (!this.otel || !this.tracer()) return;
     const span = this.otel.trace.getActiveSpan();
-    if (span?.isRecording()) span.addEvent(name, attributes);
+    if (span?.isRecording()) span.addEvent(name, typeof attributes === 'function' ? attributes() : attributes);
+  }
+
+  /**
+   * Whether a hook's span or event would be recorded here: an SDK is registered and the active context belongs
+   * to a trace (a recording span, or a remote parent a span would join).
+   */
+  get recordsHere(): boolean {
+    if (!this.otel || !this.tracer()) return false;
+    const active = this.otel.trace.getActiveSpan();
+    if (active?.isRecording()) return true;
+    return this.inTrace;
   }
 
   /** Whether the active context belongs to a trace (a recording span, or a remote parent a span would join). */

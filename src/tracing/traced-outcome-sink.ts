@@ -7,7 +7,7 @@
  */
 import type { HookOutcomeRecord } from '../hooks/hook-outcome.js';
 import type { HookOutcomeSink } from '../hooks/hook-ports.js';
-import type { AgentTracer } from './agent-tracer.js';
+import type { AgentTracer, SpanAttributes } from './agent-tracer.js';
 import { OURS } from './gen-ai-attributes.js';
 
 export class TracedOutcomeSink implements HookOutcomeSink {
@@ -16,23 +16,24 @@ export class TracedOutcomeSink implements HookOutcomeSink {
     private readonly tracer: AgentTracer,
   ) {}
 
-  /** Records are built while the timeline keeps them or a span would be recorded. */
+  /** Records are built while the timeline keeps them or a span would be recorded (an SDK, in a trace). */
   get active(): boolean {
-    return this.timeline.active !== false || this.tracer.inTrace;
+    return this.timeline.active !== false || this.tracer.recordsHere;
   }
 
   record(outcome: HookOutcomeRecord): void {
     if (this.timeline.active !== false) this.timeline.record(outcome);
-    if (!this.tracer.inTrace) return;
-    const attributes = {
+    if (!this.tracer.recordsHere) return;
+    // No spreads: this runs for every hook invocation while traced (an event's attributes keep `undefined` keys).
+    const attributes: SpanAttributes = {
       [OURS.hookPoint]: outcome.point,
       [OURS.hookId]: outcome.hookId,
       [OURS.hookSource]: outcome.source,
       [OURS.hookOutcome]: outcome.outcome,
-      ...(outcome.transport !== undefined ? { [OURS.hookTransport]: outcome.transport } : {}),
-      ...(outcome.errorCode !== undefined ? { [OURS.hookErrorCode]: outcome.errorCode } : {}),
-      ...(outcome.operationId !== undefined ? { [OURS.operationId]: outcome.operationId } : {}),
     };
+    if (outcome.transport !== undefined) attributes[OURS.hookTransport] = outcome.transport;
+    if (outcome.errorCode !== undefined) attributes[OURS.hookErrorCode] = outcome.errorCode;
+    if (outcome.operationId !== undefined) attributes[OURS.operationId] = outcome.operationId;
     const observeOnly = outcome.transport !== 'webhook' && (outcome.outcome === 'ok' || outcome.outcome === 'notification');
     if (observeOnly) return this.tracer.event(`hook ${outcome.point}`, attributes);
     const end = Date.now();

@@ -80,13 +80,16 @@ function traced(
 ): Promise<Response> {
   // Outside an operation (a background connect, a tools list): no trace of its own to start.
   if (!tracer?.inTrace) return send();
-  const target = new URL(url);
-  const attributes = {
-    'mcp.method.name': mcpMethod,
-    'nest_agent_hooks.mcp.server': serverId,
-    'http.request.method': httpMethod.toUpperCase(),
-    'server.address': target.hostname,
-    ...(target.port ? { 'server.port': Number(target.port) } : {}),
+  // Built only when a span is started (an SDK is registered).
+  const attributes = () => {
+    const target = new URL(url);
+    return {
+      'mcp.method.name': mcpMethod,
+      'nest_agent_hooks.mcp.server': serverId,
+      'http.request.method': httpMethod.toUpperCase(),
+      'server.address': target.hostname,
+      ...(target.port ? { 'server.port': Number(target.port) } : {}),
+    };
   };
   return tracer.span(`${mcpMethod} mcp:${serverId}`, 'client', attributes, async (span) => {
     const carrier: Record<string, string> = {};
