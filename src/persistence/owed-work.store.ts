@@ -128,6 +128,20 @@ export class OwedWorkStore {
     return result.affected === 1;
   }
 
+  /** Extends `owner`'s claim while its delivery runs (a slow webhook); false once it is no longer `owner`'s or delivered. */
+  async renew(id: string, owner: string, holdMs: number): Promise<boolean> {
+    const until = new Date(Date.parse(nowIso(this.options)) + holdMs).toISOString();
+    const result = await this.db.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(OwedWorkEntity)
+        .set(updateValues<OwedWorkEntity>({ claimedUntil: until }))
+        .where('"id" = :id AND "claimed_by" = :owner AND "delivered_at" IS NULL', { id, owner })
+        .execute(),
+    );
+    return result.affected === 1;
+  }
+
   /** `owner` lets go after a failed delivery, so the next pass retries at once; false if it no longer held it. */
   async release(id: string, owner: string): Promise<boolean> {
     const result = await this.db.run((manager) =>

@@ -182,6 +182,10 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
   async releaseNotification(id: string, owner: string): Promise<void> {
     await (await this.database.stores()).owed.release(id, owner);
   }
+
+  async renewNotificationClaim(id: string, owner: string, holdMs: number): Promise<boolean> {
+    return (await this.database.stores()).owed.renew(id, owner, holdMs);
+  }
 }
 
 /** The one "not found" the runtime sees (the HTTP API answers it with 404). */

@@ -18,6 +18,12 @@ import {
   type StoredOperation,
 } from './runtime-store.port.js';
 
+/** Who holds an owed notification's claim, and for how long each renewal extends it. */
+export interface NotificationClaim {
+  owner: string;
+  holdMs: number;
+}
+
 type InterventionEvent =
   | { type: 'afterHumanIntervention'; action: InterventionAction; toolCallId: string; rejectionReason?: string }
   | { type: 'onStopByHumanIntervention'; toolCallId: string; rejectionReason?: string };
@@ -36,14 +42,31 @@ export class InterventionNotifier {
    * hook ran under its own failure policy: a hook that failed is not retried (its error reaches the
    * decider, as before); only a crash leaves the row owed, for a reconciler.
    */
-  async deliverOwned(operation: StoredOperation, item: StoredIntervention, runContext: RunContext, owed: readonly OwedNotification[], rejectionReason: string | undefined): Promise<void> {
+  async deliverOwned(operation: StoredOperation, item: StoredIntervention, runContext: RunContext, owed: readonly OwedNotification[], rejectionReason: string | undefined, claim: NotificationClaim): Promise<void> {
     for (const notification of owed) {
       try {
         // The step of the call, not the operation's current one: the webhook-id stays the same on redelivery.
-        await this.notify({ ...operation, stepIndex: item.stepIndex }, runContext, notification, rejectionReason);
+        await this.whileClaimed(notification, claim, () => this.notify({ ...operation, stepIndex: item.stepIndex }, runContext, notification, rejectionReason));
       } finally {
         await this.store.markNotificationDelivered(notification.id).catch((error: unknown) => this.logger.warn(`could not record a delivered notification of ${operation.id} (${errorType(error)})`));
       }
+    }
+  }
+
+  /**
+   * Runs `delivery` while renewing the notification's claim every third of its hold: a webhook slower than
+   * the claim must not let a reconciler deliver the same notification meanwhile.
+   */
+  async whileClaimed<T>(notification: OwedNotification, claim: NotificationClaim, delivery: () => Promise<T>): Promise<T> {
+    const timer = setInterval(
+      () => void this.store.renewNotificationClaim(notification.id, claim.owner, claim.holdMs).catch(() => false),
+      Math.max(100, Math.floor(claim.holdMs / 3)),
+    );
+    timer.unref();
+    try {
+      return await delivery();
+    } finally {
+      clearInterval(timer);
     }
   }
 

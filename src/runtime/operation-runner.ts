@@ -69,7 +69,7 @@ import { errorSummary } from './error-summary.js';
 import { LiveOperation } from './live-operation.js';
 import { emptyResult, resultFrom, resultOf, type OperationResult } from './operation-result.js';
 import { storedContext } from './run-context-snapshot.js';
-import { InterventionNotifier } from './intervention-notifier.js';
+import { InterventionNotifier, type NotificationClaim } from './intervention-notifier.js';
 import { TerminalSequence, type CompletedState, type ParentReport } from './terminal-sequence.js';
 import { claimantId } from './claimant-ids.js';
 import { FIRST_VERSION } from './run-start.js';
@@ -277,9 +277,9 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
    * delivers the notification and drives the operation.
    */
   async approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
-    const { operation, item, decided } = await this.decide(operationId, toolCallId, { action: 'approve', ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}) }, 'afterHumanIntervention');
+    const { operation, item, decided, claim } = await this.decide(operationId, toolCallId, { action: 'approve', ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}) }, 'afterHumanIntervention');
     const live = this.live.ensure(operation);
-    await this.notifyThenGoOn(operation, item, live, decided, {});
+    await this.notifyThenGoOn(operation, item, live, decided, claim, {});
   }
 
   /**
@@ -295,9 +295,9 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     };
     const reason = options.reason !== undefined ? { rejectionReason: options.reason } : {};
     if (options.continue) {
-      const { operation, item, decided } = await this.decide(operationId, toolCallId, decision, 'afterHumanIntervention');
+      const { operation, item, decided, claim } = await this.decide(operationId, toolCallId, decision, 'afterHumanIntervention');
       const live = this.live.ensure(operation);
-      await this.notifyThenGoOn(operation, item, live, decided, reason);
+      await this.notifyThenGoOn(operation, item, live, decided, claim, reason);
       return;
     }
     const holder = this.terminalHolder();
@@ -312,7 +312,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
       early?.cancelFinishing();
       throw error;
     }
-    const { operation, item, decided } = committed;
+    const { operation, item, decided, claim } = committed;
     const live = this.live.ensure(operation);
     live.beginFinishing();
     // Held from the commit on, so a slow notification does not let a reconciler run the sequence too.
@@ -321,7 +321,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     // The notification and the terminal sequence belong to the operation's trace (O3), not the decider's.
     await this.tracer.segment(operation, async () => {
       try {
-        await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, options.reason);
+        await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, options.reason, claim);
       } finally {
         await this.afterTransition(operationId, live, 'interrupted', undefined, decided.completed ? holder : undefined, holding);
       }
@@ -420,7 +420,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     decision: { action: InterventionAction; reason?: string; decidedBy?: string },
     notify: OwedNotificationPoint,
     terminalHolder?: string,
-  ): Promise<{ operation: StoredOperation; item: StoredIntervention; decided: DurableDecision }> {
+  ): Promise<{ operation: StoredOperation; item: StoredIntervention; decided: DurableDecision; claim: NotificationClaim }> {
     if (this.shutdown.stopped) throw new RuntimeShuttingDownError();
     const operation = await this.operation(operationId);
     const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'approval');
@@ -429,10 +429,12 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     if (item.status !== 'pending') throw new InterventionNotPendingError(operationId, toolCallId);
     if (operation.status === 'completed') throw new OperationCompletedError(operationId, toolCallId);
     const call = { id: item.toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
+    // The owed notification is inserted claimed by this decision, which renews the claim while it delivers.
+    const claim: NotificationClaim = { owner: claimantId(this.instanceId, 'owed'), holdMs: this.recovery.leaseMs };
     const decided = await this.store.decideDurably(operationId, toolCallId, decision, {
       notify: [notify],
-      claimant: this.owedClaimant(),
-      holdMs: this.recovery.leaseMs,
+      claimant: claim.owner,
+      holdMs: claim.holdMs,
       // The stop receipt holds no tool output: published directly (P2), with the terminal transition.
       ...(decision.action === 'reject' ? { receipt: rejectionReceipt(call, decision.reason) as ToolMessage } : {}),
       ...(terminalHolder !== undefined ? { terminalHold: { owner: terminalHolder, ms: this.recovery.leaseMs } } : {}),
@@ -441,7 +443,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     if (decided.outcome === 'not_pending') throw new InterventionNotPendingError(operationId, toolCallId);
     // The operation's caller hooks, restored if this process never had them (L2).
     await this.executor.restoreCallerHooks(operationId);
-    return { operation, item, decided };
+    return { operation, item, decided, claim };
   }
 
   /**
@@ -450,16 +452,12 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
    * then the notification; then the step, under that lease. The decision is committed: a failing hook (a
    * `fallback: 'none'` delivery) must not leave the run stuck — it goes on, and the error reaches the caller.
    */
-  private notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, extra: { rejectionReason?: string }): Promise<void> {
-    const notify = () => this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, extra.rejectionReason);
+  private notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, claim: NotificationClaim, extra: { rejectionReason?: string }): Promise<void> {
+    const notify = () => this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, extra.rejectionReason, claim);
     // In the operation's trace (O3): the notification's traceparent and the steps it lets go on.
     return this.tracer.segment(operation, () => (decided.resumed ? this.scheduler.goOnAfter(notify, operation.id, live, this) : notify()));
   }
 
-  /** Who claims owed notifications from this process. */
-  private owedClaimant(): string {
-    return claimantId(this.instanceId, 'owed');
-  }
 
   /** Who holds a terminal sequence this process is about to run. */
   private terminalHolder(): string {

@@ -68,7 +68,8 @@ export class OwedWork {
       try {
         await this.executor.restoreCallerHooks(operation.id);
         const at = item ? { ...operation, stepIndex: item.stepIndex } : operation;
-        await this.tracer.segment(operation, () => this.notifier.notify(at, restoredContext(operation.id, operation.runContext), notification, item?.decisionReason));
+        const claim = { owner, holdMs: this.recovery.leaseMs };
+        await this.tracer.segment(operation, () => this.notifier.whileClaimed(notification, claim, () => this.notifier.notify(at, restoredContext(operation.id, operation.runContext), notification, item?.decisionReason)));
         await this.store.markNotificationDelivered(notification.id);
         delivered++;
       } catch (error) {

@@ -337,5 +337,7 @@ export interface RuntimeStore {
   markNotificationDelivered(id: string): Promise<void>;
   /** `owner` lets go of a notification it could not deliver, so the next reconcile pass retries it. */
   releaseNotification(id: string, owner: string): Promise<void>;
+  /** Extends `owner`'s claim while the delivery runs (a webhook slower than the claim); false once it is no longer `owner`'s. */
+  renewNotificationClaim(id: string, owner: string, holdMs: number): Promise<boolean>;
 }
 export const RUNTIME_STORE = Symbol('nest-agent-hooks:RuntimeStore');
