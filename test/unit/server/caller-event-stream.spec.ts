@@ -5,7 +5,6 @@
  * during a read is read again; a `resync` is forwarded; a client already gone, a client too far behind, a
  * caller with too many streams and the app's shutdown all end it (unsubscribed).
  */
-import { EventEmitter } from 'node:events';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { Response } from 'express';
@@ -18,40 +17,7 @@ import type { Caller } from '../../../src/server/api/caller.js';
 import type { OperationReader } from '../../../src/server/api/operation-reader.js';
 import { SharedSummaryReads } from '../../../src/server/api/shared-summary-reads.js';
 import { HEARTBEAT_MS, MAX_BUFFERED_BYTES } from '../../../src/server/api/sse-stream.js';
-
-class FakeResponse extends EventEmitter {
-  chunks: string[] = [];
-  headers: Record<string, string> = {};
-  statusCode = 0;
-  writableEnded = false;
-  destroyed = false;
-  writableNeedDrain = false;
-  writableLength = 0;
-  status(code: number) {
-    this.statusCode = code;
-    return this;
-  }
-  setHeader(name: string, value: string) {
-    this.headers[name.toLowerCase()] = value;
-  }
-  flushHeaders() {}
-  write(chunk: string) {
-    this.chunks.push(chunk);
-    return true;
-  }
-  end() {
-    this.writableEnded = true;
-  }
-  destroy() {
-    this.destroyed = true;
-    this.emit('close');
-  }
-  events(): { event: string; data: any }[] {
-    return this.chunks
-      .filter((c) => c.includes('event: '))
-      .map((c) => ({ event: /event: (\w+)/.exec(c)![1]!, data: JSON.parse(/data: (.*)/.exec(c)![1]!) }));
-  }
-}
+import { FakeResponse } from './fake-sse-response.js';
 
 const caller = (ownerId: string): Caller => ({ authenticated: true, ownerId });
 const ALICE = caller('alice');
@@ -189,9 +155,9 @@ describe('GET /v1/events: the caller-wide loop', () => {
     events.push({ kind: 'resync' });
     await settle();
     expect(response.events()).toEqual([{ event: 'resync', data: {} }]);
-    expect(response.chunks.filter((c) => c === ': keep-alive\n\n')).toHaveLength(0);
+    expect(response.heartbeats()).toBe(0);
     await jest.advanceTimersByTimeAsync(HEARTBEAT_MS);
-    expect(response.chunks.filter((c) => c === ': keep-alive\n\n')).toHaveLength(1);
+    expect(response.heartbeats()).toBe(1);
     response.emit('close');
     await streaming;
   });

@@ -4,46 +4,15 @@
  * own; emits messages and status changes once each, ends at `completed`, keeps an idle stream alive with
  * heartbeats, and stops (unsubscribed) as soon as the client goes away or the app shuts down.
  */
-import { EventEmitter } from 'node:events';
 import { jest } from '@jest/globals';
 import type { Response } from 'express';
 import { filter, Subject } from 'rxjs';
 import type { OperationEventSignal, OperationEvents } from '../../../src/runtime/operation-events.port.js';
 import { OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
 import { HEARTBEAT_MS } from '../../../src/server/api/sse-stream.js';
+import { FakeResponse } from './fake-sse-response.js';
 import type { OperationReader } from '../../../src/server/api/operation-reader.js';
 import type { StoredMessage, StoredOperation } from '../../../src/runtime/runtime-store.port.js';
-
-class FakeResponse extends EventEmitter {
-  chunks: string[] = [];
-  headers: Record<string, string> = {};
-  statusCode = 0;
-  writableEnded = false;
-  destroyed = false;
-  status(code: number) {
-    this.statusCode = code;
-    return this;
-  }
-  setHeader(name: string, value: string) {
-    this.headers[name.toLowerCase()] = value;
-  }
-  flushHeaders() {}
-  write(chunk: string) {
-    this.chunks.push(chunk);
-    return true;
-  }
-  end() {
-    this.writableEnded = true;
-  }
-  events(): { event: string; data: any }[] {
-    return this.chunks
-      .filter((c) => c.includes('event: '))
-      .map((c) => ({ event: /event: (\w+)/.exec(c)![1]!, data: JSON.parse(/data: (.*)/.exec(c)![1]!) }));
-  }
-  heartbeats(): number {
-    return this.chunks.filter((c) => c === ': keep-alive\n\n').length;
-  }
-}
 
 const RECHECK_MS = 10_000;
 
