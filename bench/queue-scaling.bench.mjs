@@ -3,9 +3,10 @@
 // CPU per step is the workers' CPU time (`process.cpuUsage`, user + system, asked over IPC) from the first
 // execAgent to the last result, over the steps run (3 per operation); the API process's share is printed apart.
 // Also per step, counted at each worker's client: SQL statements and Redis commands (BullMQ's included).
-// Each measurement follows BENCH_WARMUP_OPS (600) operations through the same processes, not counted: a fresh
-// worker's optimizing compiler runs on its own threads through the first thousands of steps, and that CPU is
-// the process's, not the steps' (a worker runs for hours). The warm-up's own CPU per step is printed too
+// Each measurement follows BENCH_WARMUP_OPS (600) operations per worker through the same processes, not
+// counted: a fresh worker's optimizing compiler runs on its own threads through the first thousands of steps,
+// and that CPU is the process's, not the steps' (a worker runs for hours); per worker, so that three workers
+// are as warm as one. The warm-up's own CPU per step is printed too
 // (`cold-…`), in the RESULT line as `cold-cpu-ms-per-step`.
 //   node bench/queue-scaling.bench.mjs
 //   BENCH_WORKERS=1 measures only that count; BENCH_TRACE=1 lists the statements and commands per step;
@@ -104,7 +105,8 @@ async function measure(workers) {
     const children = [];
     for (let i = 0; i < workers; i++) children.push(await startWorker({ configFile, database, redis: REDIS_URL, queue: { prefix, concurrency: 8 } }));
     const coldBefore = await Promise.all(children.map(cpuOf));
-    const warm = await Promise.all(Array.from({ length: WARMUP_OPS }, (_, i) => runtime.execAgent({ agentId: 'plain', prompt: `warm-up ${i}` })));
+    const warmOps = WARMUP_OPS * workers;
+    const warm = await Promise.all(Array.from({ length: warmOps }, (_, i) => runtime.execAgent({ agentId: 'plain', prompt: `warm-up ${i}` })));
     await Promise.all(warm.map((r) => r.done));
     const workerCpuBefore = await Promise.all(children.map(cpuOf));
     const coldCpuUs = workerCpuBefore.reduce((sum, now, i) => sum + now.us - coldBefore[i].us, 0);
@@ -130,7 +132,7 @@ async function measure(workers) {
       opsPerSecond: OPS / seconds,
       lost,
       workerCpuMsPerStep: workerCpuUs / 1000 / steps,
-      coldWorkerCpuMsPerStep: WARMUP_OPS > 0 ? coldCpuUs / 1000 / (WARMUP_OPS * STEPS_PER_OPERATION) : undefined,
+      coldWorkerCpuMsPerStep: warmOps > 0 ? coldCpuUs / 1000 / (warmOps * STEPS_PER_OPERATION) : undefined,
       apiCpuMsPerStep: (apiCpu.user + apiCpu.system) / 1000 / steps,
       statementsPerStep: sumOf('statements') / steps,
       redisPerStep: sumOf('redis') / steps,
