@@ -5,15 +5,28 @@
  * upsert reserves a range per operation in `agent_hooks_timeline_counters`, whose row lock makes writers
  * in other processes take turns (no `MAX(seq)` read).
  */
-import type { EntityManager } from 'typeorm';
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
+import { NativeSqliteStatements } from './native-sqlite.js';
 import { toHookOutcomeRow } from './record-mappers.js';
 import type { HookOutcomeRow, NewHookOutcome } from './records.js';
+import { asQueryFailed } from './sql-errors.js';
 import type { StoreDatabase } from './store-database.js';
 
 /** Rows per INSERT: 9 parameters each keeps a statement far below both drivers' bound-parameter limits. */
 const ROWS_PER_INSERT = 500;
 const COLUMNS = ['operation_id', 'operation_seq', 'at', 'point', 'hook_id', 'source', 'outcome', 'error_code', 'latency_ms'].map((name) => `"${name}"`);
+
+interface CounterRow {
+  operation_id: string;
+  last_seq: number | string;
+}
+
+/** Each operation's first reserved `seq`, from the counters' new last numbers and the batch's counts. */
+function firstSeqs(rows: readonly CounterRow[], counts: ReadonlyMap<string, number>): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const row of rows) first.set(row.operation_id, Number(row.last_seq) - counts.get(row.operation_id)! + 1);
+  return first;
+}
 
 export interface TimelinePage {
   /** Only rows with a greater `seq` (for polling or paging). */
@@ -23,6 +36,7 @@ export interface TimelinePage {
 
 export class HookOutcomeStore {
   private readonly db: StoreDatabase;
+  private native: NativeSqliteStatements | undefined;
 
   constructor(database: StoreDatabase) {
     this.db = database;
@@ -31,50 +45,76 @@ export class HookOutcomeStore {
   /**
    * Inserts `outcomes` in order, all or none (rows get increasing `seq` in that order). Plain parameterized
    * SQL rather than the query builder: this runs for every hook invocation, and the builder's per-row work
-   * was most of a hooked step's overhead (bench:runtime).
+   * was most of a hooked step's overhead (bench:runtime). On SQLite in better-sqlite3's own synchronous
+   * transaction with prepared statements, as the step commit: TypeORM's transaction machinery was most of
+   * what a batch still cost.
    */
   async append(outcomes: readonly NewHookOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const postgres = this.db.dialect === 'postgres';
-    const table = this.db.table('agent_hooks_hook_outcomes');
+    if (!postgres) return this.appendOnSqlite(outcomes);
     await this.db.transaction(async (manager) => {
-      const next = await this.reserveSeqs(manager, outcomes, postgres);
-      for (let start = 0; start < outcomes.length; start += ROWS_PER_INSERT) {
-        const chunk = outcomes.slice(start, start + ROWS_PER_INSERT);
-        const params: unknown[] = [];
-        const tuples = chunk.map((outcome) => {
-          const first = params.length;
-          const seq = next.get(outcome.operationId)!;
-          next.set(outcome.operationId, seq + 1);
-          params.push(outcome.operationId, seq, outcome.at, outcome.point, outcome.hookId, outcome.source, outcome.outcome, outcome.errorCode ?? null, outcome.latencyMs);
-          const marks = COLUMNS.map((_, i) => (postgres ? `$${first + i + 1}` : '?'));
-          return `(${marks.join(', ')})`;
-        });
-        await manager.query(`INSERT INTO ${table} (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params);
+      const counted = this.counterUpsert(outcomes, true);
+      const rows = (await manager.query(counted.sql, counted.params)) as CounterRow[];
+      for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts), true)) await manager.query(insert.sql, insert.params);
+    });
+  }
+
+  private async appendOnSqlite(outcomes: readonly NewHookOutcome[]): Promise<void> {
+    await this.db.run(async () => {
+      const native = (this.native ??= new NativeSqliteStatements(this.db.dataSource));
+      const counted = this.counterUpsert(outcomes, false);
+      let sql = counted.sql;
+      try {
+        native.db.transaction(() => {
+          const rows = native.prepared(counted.sql).all(counted.params) as unknown as CounterRow[];
+          for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts), false)) {
+            sql = insert.sql;
+            native.prepared(insert.sql).run(insert.params);
+          }
+        })();
+      } catch (error) {
+        throw asQueryFailed(sql, error);
       }
     });
   }
 
+  /** The INSERTs of the rows, at most ROWS_PER_INSERT each, numbered on from each operation's first `seq`. */
+  private inserts(outcomes: readonly NewHookOutcome[], next: Map<string, number>, postgres: boolean): { sql: string; params: unknown[] }[] {
+    const table = this.db.table('agent_hooks_hook_outcomes');
+    const statements: { sql: string; params: unknown[] }[] = [];
+    for (let start = 0; start < outcomes.length; start += ROWS_PER_INSERT) {
+      const chunk = outcomes.slice(start, start + ROWS_PER_INSERT);
+      const params: unknown[] = [];
+      const tuples = chunk.map((outcome) => {
+        const first = params.length;
+        const seq = next.get(outcome.operationId)!;
+        next.set(outcome.operationId, seq + 1);
+        params.push(outcome.operationId, seq, outcome.at, outcome.point, outcome.hookId, outcome.source, outcome.outcome, outcome.errorCode ?? null, outcome.latencyMs);
+        const marks = COLUMNS.map((_, i) => (postgres ? `$${first + i + 1}` : '?'));
+        return `(${marks.join(', ')})`;
+      });
+      statements.push({ sql: `INSERT INTO ${table} (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params });
+    }
+    return statements;
+  }
+
   /**
    * Reserves, per operation of the batch, as many numbers as it has rows: one upsert for the whole batch
-   * (ids in sorted order, so two writers lock counter rows in the same order). Answers each operation's
-   * first number.
+   * (ids in sorted order, so two writers lock counter rows in the same order); it answers each operation's
+   * last number (`firstSeqs` turns that into its first).
    */
-  private async reserveSeqs(manager: EntityManager, outcomes: readonly NewHookOutcome[], postgres: boolean): Promise<Map<string, number>> {
+  private counterUpsert(outcomes: readonly NewHookOutcome[], postgres: boolean): { sql: string; params: unknown[]; counts: Map<string, number> } {
     const counts = new Map<string, number>();
     for (const { operationId } of outcomes) counts.set(operationId, (counts.get(operationId) ?? 0) + 1);
     const ids = [...counts.keys()].sort();
     const params = ids.flatMap((id) => [id, counts.get(id)!]);
     const tuples = ids.map((_, i) => (postgres ? `($${2 * i + 1}, $${2 * i + 2})` : '(?, ?)'));
     const counters = this.db.table('agent_hooks_timeline_counters');
-    const rows = (await manager.query(
+    const sql =
       `INSERT INTO ${counters} ("operation_id", "last_seq") VALUES ${tuples.join(', ')} ` +
-        `ON CONFLICT ("operation_id") DO UPDATE SET "last_seq" = "agent_hooks_timeline_counters"."last_seq" + excluded."last_seq" RETURNING "operation_id", "last_seq"`,
-      params,
-    )) as { operation_id: string; last_seq: number | string }[];
-    const first = new Map<string, number>();
-    for (const row of rows) first.set(row.operation_id, Number(row.last_seq) - counts.get(row.operation_id)! + 1);
-    return first;
+      `ON CONFLICT ("operation_id") DO UPDATE SET "last_seq" = "agent_hooks_timeline_counters"."last_seq" + excluded."last_seq" RETURNING "operation_id", "last_seq"`;
+    return { sql, params, counts };
   }
 
   /** An operation's timeline in `seq` order (1, 2, … within the operation). */

@@ -1,5 +1,6 @@
 /**
- * The better-sqlite3 handle under a SQLite DataSource, for the step commit's hot path (issue 14): its own
+ * The better-sqlite3 handle under a SQLite DataSource, for the hot paths — the step commit and the hook
+ * timeline's batches (issue 14): its own
  * synchronous transaction and prepared statements cost a fraction of TypeORM's transaction machinery.
  * Used only inside the store gate (`StoreDatabase.run`), like every other statement of the stores.
  * Reached through TypeORM's internal `driver.databaseConnection` (TypeORM 1.1, better-sqlite3 12): an
@@ -9,6 +10,7 @@ import type { DataSource } from 'typeorm';
 
 export interface NativeStatement {
   get(params: readonly unknown[]): Record<string, unknown> | undefined;
+  all(params: readonly unknown[]): Record<string, unknown>[];
   run(params: readonly unknown[]): unknown;
 }
 
@@ -18,7 +20,7 @@ export interface NativeSqlite {
   transaction<T>(fn: () => T): () => T;
 }
 
-/** Prepared statements kept per SQL text (a step commit has a handful of shapes). */
+/** Prepared statements kept per SQL text (a step commit has a handful of shapes, a timeline batch one per size). */
 const STATEMENTS_KEPT = 64;
 
 export class NativeSqliteStatements {
