@@ -45,15 +45,27 @@ export class OutgoingHeaders {
   /**
    * The headers to send now: resolved templates, `webhook-id` and `webhook-timestamp`, and the signature when a secret is set. Errors
    * name the header or variable, never a value. The result holds secrets: it is sent, never stored.
-   * `encodedBody` is `webhook.body` as UTF-8 when the caller posts those bytes (signed without encoding twice).
    */
-  for(webhook: OutgoingWebhook, nowMs: number = Date.now(), encodedBody?: Uint8Array): Record<string, string> {
+  for(webhook: OutgoingWebhook, nowMs: number = Date.now()): Record<string, string> {
+    return this.build(webhook, nowMs, webhook.body);
+  }
+
+  /**
+   * The headers and the exact bytes to post: the body encoded to UTF-8 once, and that encoding signed, so
+   * what is signed is what is sent (HMAC and the HTTP client each encoded the string before).
+   */
+  request(webhook: OutgoingWebhook, nowMs: number = Date.now()): { headers: Record<string, string>; body: Buffer } {
+    const body = Buffer.from(webhook.body, 'utf8');
+    return { headers: this.build(webhook, nowMs, body), body };
+  }
+
+  private build(webhook: OutgoingWebhook, nowMs: number, signed: string | Uint8Array): Record<string, string> {
     // A fresh object of resolveHeaders' own: the other headers are added to it in place, no copies.
     const headers = resolveHeaders(webhook.headers, webhook.allowedEnvVars, process.env, this.checkedTemplates);
     const signer = this.currentSigner();
     const timestamp = Math.floor(nowMs / 1000);
     if (signer) {
-      const signature = signer.headers(webhook.webhookId, timestamp, encodedBody ?? webhook.body);
+      const signature = signer.headers(webhook.webhookId, timestamp, signed);
       headers['webhook-id'] = signature['webhook-id'];
       headers['webhook-timestamp'] = signature['webhook-timestamp'];
       headers['webhook-signature'] = signature['webhook-signature'];

@@ -24,10 +24,8 @@ export class WebhookSender {
   }
 
   post(webhook: OutgoingWebhook, options: SendOptions): Promise<WebhookPostResponse> {
-    // Encoded once: the signature covers exactly the bytes that are posted (HMAC and undici each
-    // encoded the string before).
-    const body = Buffer.from(webhook.body, 'utf8');
-    const headers = this.headers.for(webhook, Date.now(), body);
+    // The signature covers exactly the bytes that are posted.
+    const { headers, body } = this.headers.request(webhook);
     // A fresh object of our own: the JSON content type goes in place, so the client has nothing to copy.
     if (!hasContentType(headers)) headers['content-type'] = JSON_CONTENT_TYPE;
     return this.client.post({

@@ -11,13 +11,11 @@ import type { OperationSummary } from '../api/types.js';
 import { formatCost, formatDuration, formatNumber, formatTime } from '../format.js';
 import { statusSign } from '../outcomes.js';
 import { afterPaint } from '../after-paint.js';
-import type { LiveState } from './live-list.js';
+import type { LiveFilters, LiveState } from './live-list.js';
 import { useLiveList } from './use-live-list.js';
 
-export interface ListFilters {
-  status: string;
-  agentId: string;
-}
+/** The list's filters, kept in the address (the live list places changes by the same ones). */
+export type ListFilters = LiveFilters;
 
 const LIVE_TEXT: Record<LiveState, string> = {
   connecting: 'connecting for live updates…',
