@@ -11,7 +11,6 @@ import type { ModelToolCall } from '../runtime/models/chat-model.js';
 import type { TimelineRow } from '../runtime/operation-read.port.js';
 import type {
   PlaceholderState,
-  ReceivedDeferredResult,
   StoredCallerHook,
   StoredIntervention,
   StoredMessage,
@@ -75,11 +74,6 @@ export interface PlaceholderRecord {
   /** A result received and not published yet (SPEC G3): its after-chain runs, or its decider died during it. */
   received?: ToolResult;
   receivedAt?: string;
-}
-
-/** A received deferred result handed to a reconciler to finish (its decider died during the after-chain). */
-export interface ReceivedDeferredRecord extends ReceivedDeferredResult {
-  receivedAt: string;
 }
 
 /** One timeline row (DESIGN §7 `GET …/timeline`): the read port's `TimelineRow` as it is. */

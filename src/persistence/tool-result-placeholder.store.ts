@@ -13,7 +13,8 @@ import { OperationEntity } from './entities/operation.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
 import { insertValues, updateValues } from './entity-values.js';
 import { toPlaceholderRecord } from './record-mappers.js';
-import type { PlaceholderRecord, ReceivedDeferredRecord } from './records.js';
+import type { ReceivedDeferredResult } from '../runtime/runtime-store.port.js';
+import type { PlaceholderRecord } from './records.js';
 import { isUniqueViolation } from './sql-errors.js';
 import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
@@ -112,7 +113,7 @@ export class ToolResultPlaceholderStore {
    * for `claimant` until now + `holdMs` by a compare-and-set, so of two reconcilers racing for one exactly one
    * gets it. A received result of an operation completed meanwhile is never published (G5): it is dropped.
    */
-  async claimReceived(claimant: string, holdMs: number, limit = 50): Promise<ReceivedDeferredRecord[]> {
+  async claimReceived(claimant: string, holdMs: number, limit = 50): Promise<ReceivedDeferredResult[]> {
     const now = nowIso(this.options);
     const until = new Date(Date.parse(now) + holdMs).toISOString();
     const scan = (ofCompleted: boolean) =>
@@ -148,7 +149,7 @@ export class ToolResultPlaceholderStore {
           .execute(),
       );
     }
-    const claimed: ReceivedDeferredRecord[] = [];
+    const claimed: ReceivedDeferredResult[] = [];
     for (const row of await scan(false)) {
       const { condition, parameters } = unchanged(row);
       const outcome = await this.db.run((manager) =>

@@ -12,6 +12,20 @@ import type { RuntimeStore } from './runtime-store.port.js';
 /** How long a claim lasts without renewal unless the caller says: how long a crashed decider blocks the call. */
 export const DEFERRED_CLAIM_HOLD_MS = 30_000;
 
+/** The longest wait before a received result whose finishing keeps failing is tried again. */
+export const MAX_DEFERRED_RETRY_DELAY_MS = 10 * 60_000;
+
+/**
+ * How long a received result whose finishing failed waits before the next try: as long as it has waited
+ * already (so the tries back off exponentially — a database or policy outage is not hammered once per
+ * lease), at least one lease and at most `MAX_DEFERRED_RETRY_DELAY_MS`. It is never dropped (G3: nobody has
+ * to post it again), so there is no attempt cap, only the growing wait.
+ */
+export function deferredRetryDelayMs(receivedAt: string, leaseMs: number, now = Date.now()): number {
+  const waited = now - Date.parse(receivedAt);
+  return Math.min(MAX_DEFERRED_RETRY_DELAY_MS, Math.max(leaseMs, Number.isFinite(waited) ? waited : leaseMs));
+}
+
 export class DeferredClaim {
   private readonly renewal: NodeJS.Timeout;
 
@@ -50,12 +64,17 @@ export class DeferredClaim {
 
   /**
    * Stops renewing. Unless the result was published (which clears the claim), frees the placeholder for
-   * another result, the received result dropped — or, with `retryLater`, keeps both and lets the claim lapse,
-   * so a reconciler tries the stored result again one hold from now.
+   * another result, the received result dropped — or, with `retryAfterMs`, keeps both and holds the claim
+   * that long, so a reconciler tries the stored result again only then.
    */
-  async end(published: boolean, options: { retryLater?: boolean } = {}): Promise<void> {
+  async end(published: boolean, options: { retryAfterMs?: number } = {}): Promise<void> {
     clearInterval(this.renewal);
-    if (published || options.retryLater) return;
+    if (published) return;
+    if (options.retryAfterMs !== undefined) {
+      // Claiming again as the same claimant sets the hold; if that fails the claim lapses one hold from now.
+      await this.store.claimDeferred(this.operationId, this.toolCallId, this.claimant, options.retryAfterMs).catch(() => undefined);
+      return;
+    }
     // A release that fails only delays the next result until the claim lapses (a reconciler then finishes it).
     await this.store.releaseDeferred(this.operationId, this.toolCallId, this.claimant).catch(() => undefined);
   }

@@ -9,7 +9,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { claimantId } from './claimant-ids.js';
-import { DeferredClaim } from './deferred-claim.js';
+import { DeferredClaim, deferredRetryDelayMs } from './deferred-claim.js';
 import { InterventionNotifier } from './intervention-notifier.js';
 import { LeaseHolder } from './lease-holder.js';
 import { restoredLive } from './live-operation.js';
@@ -89,7 +89,8 @@ export class OwedWork {
    * here (one at a time, renewed while its chain runs, so no two deciders run one chain at once), its caller
    * hooks are restored, the after-chain runs with the stored result and the outcome is published like a
    * posted one — the operation made runnable again in the same transaction, then driven (local) or
-   * scheduled (queue). A failure leaves the result stored, tried again once its claim lapsed. Returns how
+   * scheduled (queue). A failure leaves the result stored, tried again after a wait as long as its age (one
+   * lease to ten minutes: `deferredRetryDelayMs`). Returns how
    * many were published.
    */
   async finishReceivedDeferred(): Promise<number> {
@@ -102,7 +103,7 @@ export class OwedWork {
       const claim = DeferredClaim.held(this.store, operationId, toolCallId, claimant, this.recovery.leaseMs);
       const restoredHere = !this.registry.hasCallerHooks(operationId);
       let outcome: DurableDeferredPublish | undefined;
-      let failed = false;
+      let retryAfterMs: number | undefined;
       try {
         const operation = await this.store.getOperation(operationId);
         const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
@@ -112,12 +113,12 @@ export class OwedWork {
           if (outcome.outcome === 'published') published++;
         }
       } catch (error) {
-        failed = true;
-        this.logger.warn(`received deferred result of ${operationId} could not be finished (${errorType(error)}); a pass retries it once the claim lapsed`);
+        retryAfterMs = deferredRetryDelayMs(received.receivedAt, this.recovery.leaseMs);
+        this.logger.warn(`received deferred result of ${operationId} could not be finished (${errorType(error)}); tried again in ${Math.round(retryAfterMs / 1000)} s`);
       } finally {
         // Published: nothing to release. Refused (already final, operation completed) or nothing to decide
-        // it for: the result goes. Failed: kept, and tried again once this claim lapsed (one lease).
-        await claim.end(outcome?.outcome === 'published', { retryLater: failed });
+        // it for: the result goes. Failed: kept, and tried again after a wait that grows with its age.
+        await claim.end(outcome?.outcome === 'published', retryAfterMs !== undefined ? { retryAfterMs } : {});
         if (restoredHere && !this.live.has(operationId)) this.registry.unregister(operationId);
       }
     }

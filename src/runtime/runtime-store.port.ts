@@ -221,6 +221,8 @@ export interface ReceivedDeferredResult {
   operationId: string;
   toolCallId: string;
   result: ToolResult;
+  /** When it was received: a finishing that keeps failing waits longer the older it is. */
+  receivedAt: string;
 }
 
 /** What a durable deferred publish committed. */

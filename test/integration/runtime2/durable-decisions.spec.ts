@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { AlreadyCompletedError, InterventionNotPendingError } from '../../../src/index.js';
 import { rejectionReceipt } from '../../../src/runtime/intervention-receipts.js';
+import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
 import type { ToolMessage } from '../../../src/runtime/runtime-store.port.js';
 import { bootRuntime, eventOf, eventually, pointsOf, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
@@ -140,6 +141,35 @@ describe('G3 durable decisions through the runtime', () => {
     expect(await rejectionOf(app.runtime.completeDeferred(operationId, toolCallId, { content: 'a late post', success: true }))).toBeInstanceOf(AlreadyCompletedError);
     expect((await reconcile()).deferredResults).toBe(0);
     expect(policySaw).toHaveLength(1);
+  });
+
+  it('G3: a received deferred result whose finishing keeps failing stays stored and waits as long as its age before the next try, not one lease', async () => {
+    const { operationId, done } = await app.runtime.execAgent({ agentId: 'browser', prompt: 'open it' });
+    await untilOperation(app.store, operationId, waiting);
+    const toolCallId = (await app.store.interventions(operationId))[0]!.toolCallId;
+    expect(await app.store.claimDeferred(operationId, toolCallId, DEAD.claimant, -1_000, { content: 'the page', success: true })).toBe(true);
+    // It was received five minutes ago, and the database refuses its publish once (an outage).
+    const { dataSource } = await app.moduleRef.get(RuntimeDatabase).stores();
+    const placeholders = 'agent_hooks_tool_result_placeholders';
+    const fiveMinutesAgo = new Date(Date.now() - 5 * 60_000).toISOString();
+    await dataSource.query(`UPDATE ${placeholders} SET received_at = ? WHERE operation_id = ? AND tool_call_id = ?`, [fiveMinutesAgo, operationId, toolCallId]);
+    const publish = jest.spyOn(app.store, 'publishDeferredDurably').mockRejectedValueOnce(new Error('the database is gone'));
+
+    const tried = Date.now();
+    expect((await reconcile()).deferredResults).toBe(0);
+    expect(publish).toHaveBeenCalledTimes(1);
+    // Kept (nobody has to post it again), and held for about its age — five minutes, not one 300 ms lease.
+    const [row] = (await dataSource.query(`SELECT claimed_until, received_at FROM ${placeholders} WHERE operation_id = ? AND tool_call_id = ?`, [operationId, toolCallId])) as Array<{ claimed_until: string; received_at: string }>;
+    expect(row!.received_at).toBe(fiveMinutesAgo);
+    expect(Date.parse(row!.claimed_until) - tried).toBeGreaterThan(4 * 60_000);
+    expect(Date.parse(row!.claimed_until) - tried).toBeLessThanOrEqual(10 * 60_000 + 60_000);
+    expect(await rejectionOf(app.runtime.completeDeferred(operationId, toolCallId, { content: 'a second post', success: true }))).toBeInstanceOf(AlreadyCompletedError);
+
+    // Once that wait is over, the next pass finishes it with the stored result.
+    await dataSource.query(`UPDATE ${placeholders} SET claimed_until = ? WHERE operation_id = ? AND tool_call_id = ?`, [new Date(Date.now() - 1_000).toISOString(), operationId, toolCallId]);
+    expect((await reconcile()).deferredResults).toBe(1);
+    expect(await within(done, 'done')).toMatchObject({ reason: 'done', content: 'page: the page' });
+    expect(publish).toHaveBeenCalledTimes(2);
   });
 
   it('G3: a live approval delivers afterHumanIntervention once and leaves nothing owed', async () => {
