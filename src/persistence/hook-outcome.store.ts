@@ -36,7 +36,7 @@ export interface TimelinePage {
 
 export class HookOutcomeStore {
   private readonly db: StoreDatabase;
-  private native: NativeSqliteStatements | undefined;
+  private nativeStatements: NativeSqliteStatements | undefined;
 
   constructor(database: StoreDatabase) {
     this.db = database;
@@ -61,22 +61,31 @@ export class HookOutcomeStore {
   }
 
   private async appendOnSqlite(outcomes: readonly NewHookOutcome[]): Promise<void> {
-    await this.db.run(async () => {
-      const native = (this.native ??= new NativeSqliteStatements(this.db.dataSource));
-      const counted = this.counterUpsert(outcomes, false);
-      let sql = counted.sql;
-      try {
-        native.db.transaction(() => {
-          const rows = native.prepared(counted.sql).all(counted.params) as unknown as CounterRow[];
-          for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts), false)) {
-            sql = insert.sql;
-            native.prepared(insert.sql).run(insert.params);
-          }
-        })();
-      } catch (error) {
-        throw asQueryFailed(sql, error);
+    await this.db.run(async () => this.native().db.transaction(() => this.writeOnSqlite(outcomes))());
+  }
+
+  /**
+   * SQLite: writes `outcomes` inside the better-sqlite3 transaction the caller has open, within the store
+   * gate (the step commit writes a step's timeline with it: one transaction instead of two).
+   */
+  writeOnSqlite(outcomes: readonly NewHookOutcome[]): void {
+    if (outcomes.length === 0) return;
+    const native = this.native();
+    const counted = this.counterUpsert(outcomes, false);
+    let sql = counted.sql;
+    try {
+      const rows = native.prepared(counted.sql).all(counted.params) as unknown as CounterRow[];
+      for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts), false)) {
+        sql = insert.sql;
+        native.prepared(insert.sql).run(insert.params);
       }
-    });
+    } catch (error) {
+      throw asQueryFailed(sql, error);
+    }
+  }
+
+  private native(): NativeSqliteStatements {
+    return (this.nativeStatements ??= new NativeSqliteStatements(this.db.dataSource));
   }
 
   /** The INSERTs of the rows, at most ROWS_PER_INSERT each, numbered on from each operation's first `seq`. */

@@ -49,6 +49,8 @@ export class OutcomeBatcher {
   private drainQueued = false;
   /** The last write failed: only the retry timer (or an explicit flush) writes until one succeeds. */
   private nextRetryDelayMs: number | undefined;
+  /** Writes queued or running (`flush`, `writeWith`): a record may be on its way to the database. */
+  private writing = 0;
 
   constructor(
     private readonly writer: OutcomeWriter,
@@ -89,8 +91,46 @@ export class OutcomeBatcher {
    */
   flush(): Promise<void> {
     this.clearTimer();
-    const run = this.queue.then(() => this.drain());
+    this.writing++;
+    const run = this.queue.then(async () => {
+      try {
+        await this.drain();
+      } finally {
+        this.writing--;
+      }
+    });
     this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Runs `work` with every record buffered by then, as one of this batcher's writes — after the writes
+   * before it, before any after — so `work` can write them in a transaction of its own (a step commit on
+   * SQLite writes them with the step). If `work` throws, the records go back to the front, as a failed
+   * write's. With nothing buffered and nothing being written, `work` runs at once with no records.
+   */
+  writeWith<T>(work: (records: readonly NewHookOutcome[]) => Promise<T>): Promise<T> {
+    if (this.buffer.length === 0 && this.writing === 0) return work([]);
+    this.clearTimer();
+    this.writing++;
+    const run = this.queue.then(async () => {
+      const batch = this.buffer.splice(0);
+      try {
+        const result = await work(batch);
+        if (this.buffer.length > 0) this.startTimer(this.flushIntervalMs);
+        return result;
+      } catch (error) {
+        this.buffer.unshift(...batch);
+        if (batch.length > 0) this.scheduleRetry();
+        throw error;
+      } finally {
+        this.writing--;
+      }
+    });
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 

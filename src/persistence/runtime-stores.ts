@@ -56,7 +56,7 @@ export function createRuntimeStores(dataSource: DataSource, options: RuntimeStor
     operations: new OperationStore(database),
     callerHooks: new CallerHookStore(database),
     messages: new MessageStore(database),
-    commits: new StepCommitStore(database, options.failpoints ? { failpoints: options.failpoints } : {}),
+    commits: new StepCommitStore(database, { timeline: outcomes, ...(options.failpoints ? { failpoints: options.failpoints } : {}) }),
     stepStates: new StepStateStore(database),
     outcomes,
     timeline: new OutcomeBatcher(outcomes),

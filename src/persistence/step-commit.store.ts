@@ -25,7 +25,8 @@ import { asQueryFailed } from './sql-errors.js';
 import { OperationNotFoundError, StaleOperationError } from './persistence-errors.js';
 import { plainQuery } from './plain-query.js';
 import { toMessageRecord, toOperationRecord } from './record-mappers.js';
-import type { MessageRecord, NewMessage, NewToolMessage, OperationRecord } from './records.js';
+import type { HookOutcomeStore } from './hook-outcome.store.js';
+import type { MessageRecord, NewHookOutcome, NewMessage, NewToolMessage, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
 import { insertRowsSql, oneStatementCommitSql, SqlParams, updateOperationSql, type CommitTables } from './step-commit.sql.js';
 import { EVENTS_PER_NOTIFY, type StoreDatabase } from './store-database.js';
@@ -49,6 +50,11 @@ export interface StepCommit {
    * then returns only the few columns that can differ, and the result is `base` with the patch applied.
    */
   base?: OperationRecord;
+  /**
+   * Hook timeline rows written in the same transaction (only where `writesTimeline`: SQLite): one
+   * transaction for a step and the timeline of the hooks that decided it. Not written if the commit is refused.
+   */
+  timeline?: readonly NewHookOutcome[];
 }
 
 export interface StepCommitResult {
@@ -76,6 +82,8 @@ export const NO_STEP_COMMIT_FAILPOINTS: StepCommitFailpoints = Object.freeze({})
 
 export interface StepCommitOptions extends StoreOptions {
   failpoints?: StepCommitFailpoints;
+  /** Writes a commit's `timeline` rows inside its transaction (SQLite). */
+  timeline?: HookOutcomeStore;
 }
 
 export class StepCommitStore {
@@ -91,6 +99,11 @@ export class StepCommitStore {
     this.db = database;
   }
 
+  /** Whether a commit's `timeline` rows are written in its transaction (SQLite, no failpoint set). */
+  get writesTimeline(): boolean {
+    return this.db.dialect === 'sqlite' && this.options.failpoints?.afterOperationUpdate === undefined && this.options.timeline !== undefined;
+  }
+
   /**
    * Applies `patch`, appends `messages` and bumps the version, all or nothing. Throws `StaleOperationError`
    * when the version moved, the operation is completed or the lease moved on; `OperationNotFoundError`
@@ -104,6 +117,7 @@ export class StepCommitStore {
     // A failpoint needs a point between two writes; a commit with more events than one NOTIFY carries is split.
     const oneStatement =
       this.db.dialect === 'postgres' && this.options.failpoints?.afterOperationUpdate === undefined && (input.messages?.length ?? 0) < EVENTS_PER_NOTIFY;
+    if (input.timeline !== undefined && input.timeline.length > 0 && !this.writesTimeline) throw new TypeError('this commit store writes no timeline rows: see writesTimeline');
     if (oneStatement) return this.commitInOneStatement(input);
     if (this.db.dialect === 'sqlite' && this.options.failpoints?.afterOperationUpdate === undefined) return this.commitOnSqlite(input);
     return this.commitInTransaction(input);
@@ -134,6 +148,7 @@ export class StepCommitStore {
             sql = insertRowsSql(insert, tables.messages, this.columns().messages, rows);
             native.prepared(sql).run(insert.values);
           }
+          if (input.timeline !== undefined) this.options.timeline?.writeOnSqlite(input.timeline);
           return done;
         })();
       } catch (error) {

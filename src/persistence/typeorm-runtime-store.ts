@@ -7,6 +7,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TerminalReason, ToolResult } from '../hooks/agent-events.js';
 import type {
+  CommitOptions,
   DecisionEffects,
   DeferredPublishOutcome,
   DurableDecision,
@@ -30,7 +31,9 @@ import type {
 import { UnknownOperationError } from '../runtime/runtime-errors.js';
 import type { PublishDeferredResult } from './operation-wait.store.js';
 import { OperationNotFoundError } from './persistence-errors.js';
+import type { NewHookOutcome } from './records.js';
 import { RuntimeDatabase } from './runtime-database.js';
+import type { StepCommitResult } from './step-commit.store.js';
 
 @Injectable()
 export class TypeOrmRuntimeStore implements RuntimeStore {
@@ -74,10 +77,11 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     message: NewMessage | undefined,
     patch: StepPatch,
     leaseOwner?: string,
+    options: CommitOptions = {},
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }> {
-    const { commits, stepStates } = await this.database.stores();
+    const { commits, stepStates, timeline } = await this.database.stores();
     const base = stepStates.known(operationId, expectedVersion);
-    const result = await notFoundAsUnknown(
+    const commit = (rows: readonly NewHookOutcome[]) =>
       commits.commit({
         operationId,
         expectedVersion,
@@ -85,8 +89,16 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
         patch,
         ...(leaseOwner !== undefined ? { leaseOwner } : {}),
         ...(base ? { base } : {}),
-      }),
-    ).catch((error: unknown) => {
+        ...(rows.length > 0 ? { timeline: rows } : {}),
+      });
+    // The timeline durable no later than this commit: on SQLite what it has buffered goes in the commit's own
+    // transaction (one instead of two), elsewhere it is flushed first. Other commits leave it to batch on:
+    // every transaction that carries timeline rows rewrites the pages of its table and indexes.
+    let committing: Promise<StepCommitResult>;
+    if (!options.timelineFirst) committing = commit([]);
+    else if (commits.writesTimeline) committing = timeline.writeWith(commit);
+    else committing = timeline.flush().then(() => commit([]));
+    const result = await notFoundAsUnknown(committing).catch((error: unknown) => {
       stepStates.forget(operationId);
       throw error;
     });

@@ -70,6 +70,15 @@ export interface StepPatch {
   releaseLease?: boolean;
 }
 
+export interface CommitOptions {
+  /**
+   * The hook timeline recorded so far is durable no later than this commit — in the commit's own transaction
+   * where the store can (SQLite), else flushed before it — so a process killed right after the commit leaves
+   * no published result without the timeline of the hooks that decided it.
+   */
+  timelineFirst?: boolean;
+}
+
 /** A caller hook as persisted: the webhook part only, templates kept (W3, L2). */
 export interface StoredCallerHook {
   position: number;
@@ -262,6 +271,7 @@ export interface RuntimeStore {
     patch: StepPatch,
     /** Queue mode: the commit also requires this worker to still hold the operation's lease (a fencing check). */
     leaseOwner?: string,
+    options?: CommitOptions,
   ): Promise<{ operation: StoredOperation; message?: StoredMessage }>;
   /** The terminal transition, exactly once: false when the operation was already completed. */
   complete(

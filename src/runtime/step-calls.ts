@@ -234,10 +234,9 @@ export class StepCalls {
       [OURS.toolOutcome]: toolOutcome(message, mocked),
       ...(this.tracer.captureContent ? { [GEN_AI.toolCallResult]: message.content } : {}),
     }));
-    // Queue mode: the timeline of the hooks that decided this result is written first, so a worker killed
-    // right after the publish leaves no published result without its timeline.
-    if (leaseOwner !== undefined) await this.store.flushTimeline();
-    const committed = await this.store.commit(operation.id, operation.version, message, {}, leaseOwner);
+    // Under a lease the timeline of the hooks that decided this result is durable with it, so a process
+    // killed right after the publish leaves no published result without its timeline.
+    const committed = await this.store.commit(operation.id, operation.version, message, {}, leaseOwner, { timelineFirst: leaseOwner !== undefined });
     step.operation = committed.operation;
     if (committed.message) step.messages.push(committed.message);
     return 'done';

@@ -194,6 +194,50 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     expect(errors.every((error) => String(error).includes('injected'))).toBe(true);
   });
 
+  it('writeWith: the work runs after the writes before it with what is buffered; a failed work puts it back in front, written once later', async () => {
+    const operationId = randomUUID();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    /** A slow first write (a batch on its way to the database) that the next work must wait for. */
+    const writer: OutcomeWriter = {
+      append: async (outcomes) => {
+        await held;
+        await store.append(outcomes);
+      },
+    };
+    const outcomes = batcher(writer, { maxBatch: 100, flushIntervalMs: 60_000, retryDelayMs: 60_000 });
+    outcomes.record(record(operationId, 'a'));
+    const first = outcomes.flush();
+    const waited = outcomes.writeWith(async (records) => ({ records: records.length, stored: await hookIds(operationId) }));
+    release();
+    await first;
+    // It ran only after the slow write landed: nothing it writes can come before what was recorded earlier.
+    await expect(waited).resolves.toEqual({ records: 0, stored: ['a'] });
+
+    outcomes.record(record(operationId, 'b'));
+    outcomes.record(record(operationId, 'c'));
+    const seen: string[][] = [];
+    await expect(
+      outcomes.writeWith(async (records) => {
+        seen.push(records.map((r) => r.hookId));
+        throw new Error('injected: commit refused');
+      }),
+    ).rejects.toThrow('injected');
+    expect(outcomes.pending).toBe(2);
+    outcomes.record(record(operationId, 'd'));
+    // Back in front of what came after.
+    await outcomes.writeWith(async (records) => {
+      seen.push(records.map((r) => r.hookId));
+      await store.append(records);
+    });
+    expect(seen).toEqual([
+      ['b', 'c'],
+      ['b', 'c', 'd'],
+    ]);
+    await outcomes.flush();
+    expect(await hookIds(operationId)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
   it('retries a failed background write by itself, reporting the failure', async () => {
     const operationId = randomUUID();
     const writer = new CountingWriter(store);

@@ -8,7 +8,8 @@ import { OperationLeaseStore } from '../../../src/persistence/operation-lease.st
 import { OperationStore } from '../../../src/persistence/operation.store.js';
 import { OperationNotFoundError, StaleOperationError } from '../../../src/persistence/persistence-errors.js';
 import { StepCommitStore, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
-import type { NewToolMessage } from '../../../src/persistence/records.js';
+import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js';
+import type { NewHookOutcome, NewToolMessage } from '../../../src/persistence/records.js';
 import { driverSuites, useTestDatabase } from './test-databases.js';
 
 const describeEachDriver = await driverSuites();
@@ -190,5 +191,25 @@ describeEachDriver('step commits on %s', (driver) => {
       commits.commit({ operationId: operation.id, expectedVersion: 1, patch: { status: 'completed' as 'running' } }),
     ).toThrow(TypeError);
     expect((await operations.get(operation.id))!.status).toBe('running');
+  });
+
+  it('writes the hook timeline rows it is given in its own transaction where it can (SQLite); a refused commit writes none of them', async () => {
+    const timeline = new HookOutcomeStore(db.handle);
+    const folding = new StepCommitStore(db.handle, { timeline });
+    const operation = await newOperation();
+    const rows = ['before', 'after'].map((hookId): NewHookOutcome => ({ operationId: operation.id, at: new Date().toISOString(), point: 'afterToolCall', hookId, source: 'caller', outcome: 'ok', latencyMs: 1 }));
+    const hookIds = async () => (await timeline.listByOperation(operation.id)).map((row) => row.hookId);
+    expect(folding.writesTimeline).toBe(driver === 'sqlite');
+    if (!folding.writesTimeline) {
+      // PostgreSQL commits in one statement: the caller flushes the timeline first instead.
+      expect(() => folding.commit({ operationId: operation.id, expectedVersion: 1, messages: [toolMessage('x')], timeline: rows })).toThrow(TypeError);
+      return;
+    }
+    await expect(folding.commit({ operationId: operation.id, expectedVersion: 7, messages: [toolMessage('stale')], timeline: rows })).rejects.toBeInstanceOf(StaleOperationError);
+    expect(await hookIds()).toEqual([]);
+    const committed = await folding.commit({ operationId: operation.id, expectedVersion: 1, messages: [toolMessage('published')], timeline: rows });
+    expect(committed.operation.version).toBe(2);
+    expect(await hookIds()).toEqual(['before', 'after']);
+    expect((await timeline.listByOperation(operation.id)).map((row) => row.seq)).toEqual([1, 2]);
   });
 });
