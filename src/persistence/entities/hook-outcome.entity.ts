@@ -10,7 +10,6 @@ import type { HookOutcome, TimelineSource } from '../../hooks/hook-outcome.js';
 import { doubleColumn, idColumn, nameColumn, timestampColumn, wordColumn } from '../columns.js';
 
 @Entity({ name: 'agent_hooks_hook_outcomes' })
-@Index('agent_hooks_hook_outcomes_operation_seq_idx', ['operationId', 'seq'])
 @Index('agent_hooks_hook_outcomes_operation_operation_seq_uq', ['operationId', 'operationSeq'], { unique: true })
 export class HookOutcomeEntity {
   /**
