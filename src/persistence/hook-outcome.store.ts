@@ -1,9 +1,10 @@
 /**
- * The timeline rows (`GET /v1/operations/:id/timeline`). Written in batches by `OutcomeBatcher` — one
- * counter upsert and one multi-row INSERT per batch, so recording outcomes costs a step two statements per
- * batch instead of one per hook invocation. `seq` counts 1, 2, … within each operation (DESIGN §7): the
- * upsert reserves a range per operation in `agent_hooks_timeline_counters`, whose row lock makes writers
- * in other processes take turns (no `MAX(seq)` read).
+ * The timeline rows (`GET /v1/operations/:id/timeline`). Written in batches by `OutcomeBatcher`. `seq`
+ * counts 1, 2, … within each operation (DESIGN §7). On PostgreSQL one counter upsert and one multi-row
+ * INSERT per batch: the upsert reserves a range per operation in `agent_hooks_timeline_counters`, whose row
+ * lock makes writers in other processes take turns. On SQLite (one writer at a time) each row's INSERT
+ * takes the next number from the unique `(operation_id, operation_seq)` index itself, in a prepared
+ * statement inside better-sqlite3's transaction; the counters table is not used there.
  */
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
 import { NativeSqliteStatements } from './native-sqlite.js';
@@ -12,7 +13,7 @@ import type { HookOutcomeRow, NewHookOutcome } from './records.js';
 import { asQueryFailed } from './sql-errors.js';
 import type { StoreDatabase } from './store-database.js';
 
-/** Rows per INSERT: 9 parameters each keeps a statement far below both drivers' bound-parameter limits. */
+/** Rows per INSERT on PostgreSQL: 9 parameters each keeps a statement far below its bound-parameter limit. */
 const ROWS_PER_INSERT = 500;
 const COLUMNS = ['operation_id', 'operation_seq', 'at', 'point', 'hook_id', 'source', 'outcome', 'error_code', 'latency_ms'].map((name) => `"${name}"`);
 
@@ -37,6 +38,7 @@ export interface TimelinePage {
 export class HookOutcomeStore {
   private readonly db: StoreDatabase;
   private nativeStatements: NativeSqliteStatements | undefined;
+  private sqliteInsert: string | undefined;
 
   constructor(database: StoreDatabase) {
     this.db = database;
@@ -54,9 +56,9 @@ export class HookOutcomeStore {
     const postgres = this.db.dialect === 'postgres';
     if (!postgres) return this.appendOnSqlite(outcomes);
     await this.db.transaction(async (manager) => {
-      const counted = this.counterUpsert(outcomes, true);
+      const counted = this.counterUpsert(outcomes);
       const rows = (await manager.query(counted.sql, counted.params)) as CounterRow[];
-      for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts), true)) await manager.query(insert.sql, insert.params);
+      for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts))) await manager.query(insert.sql, insert.params);
     });
   }
 
@@ -66,19 +68,20 @@ export class HookOutcomeStore {
 
   /**
    * SQLite: writes `outcomes` inside the better-sqlite3 transaction the caller has open, within the store
-   * gate (the step commit writes a step's timeline with it: one transaction instead of two).
+   * gate (the step commit writes a step's timeline with it: one transaction instead of two). Each row takes
+   * the next `seq` of its operation from the unique `(operation_id, operation_seq)` index in its own INSERT:
+   * SQLite has one writer at a time and a writing statement holds the write lock before it reads, so no
+   * counter row is needed (PostgreSQL's row lock on `agent_hooks_timeline_counters` does that job there),
+   * and the counters' two B-trees are not rewritten with every batch.
    */
   writeOnSqlite(outcomes: readonly NewHookOutcome[]): void {
     if (outcomes.length === 0) return;
-    const native = this.native();
-    const counted = this.counterUpsert(outcomes, false);
-    let sql = counted.sql;
+    const table = this.db.table('agent_hooks_hook_outcomes');
+    const sql = (this.sqliteInsert ??=
+      `INSERT INTO ${table} (${COLUMNS.join(', ')}) SELECT ?, COALESCE(MAX("operation_seq"), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM ${table} WHERE "operation_id" = ?`);
     try {
-      const rows = native.prepared(counted.sql).all(counted.params) as unknown as CounterRow[];
-      for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts), false)) {
-        sql = insert.sql;
-        native.prepared(insert.sql).run(insert.params);
-      }
+      const insert = this.native().prepared(sql);
+      for (const o of outcomes) insert.run([o.operationId, o.at, o.point, o.hookId, o.source, o.outcome, o.errorCode ?? null, o.latencyMs, o.operationId]);
     } catch (error) {
       throw asQueryFailed(sql, error);
     }
@@ -89,7 +92,7 @@ export class HookOutcomeStore {
   }
 
   /** The INSERTs of the rows, at most ROWS_PER_INSERT each, numbered on from each operation's first `seq`. */
-  private inserts(outcomes: readonly NewHookOutcome[], next: Map<string, number>, postgres: boolean): { sql: string; params: unknown[] }[] {
+  private inserts(outcomes: readonly NewHookOutcome[], next: Map<string, number>): { sql: string; params: unknown[] }[] {
     const table = this.db.table('agent_hooks_hook_outcomes');
     const statements: { sql: string; params: unknown[] }[] = [];
     for (let start = 0; start < outcomes.length; start += ROWS_PER_INSERT) {
@@ -100,7 +103,7 @@ export class HookOutcomeStore {
         const seq = next.get(outcome.operationId)!;
         next.set(outcome.operationId, seq + 1);
         params.push(outcome.operationId, seq, outcome.at, outcome.point, outcome.hookId, outcome.source, outcome.outcome, outcome.errorCode ?? null, outcome.latencyMs);
-        const marks = COLUMNS.map((_, i) => (postgres ? `$${first + i + 1}` : '?'));
+        const marks = COLUMNS.map((_, i) => `$${first + i + 1}`);
         return `(${marks.join(', ')})`;
       });
       statements.push({ sql: `INSERT INTO ${table} (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params });
@@ -113,12 +116,12 @@ export class HookOutcomeStore {
    * (ids in sorted order, so two writers lock counter rows in the same order); it answers each operation's
    * last number (`firstSeqs` turns that into its first).
    */
-  private counterUpsert(outcomes: readonly NewHookOutcome[], postgres: boolean): { sql: string; params: unknown[]; counts: Map<string, number> } {
+  private counterUpsert(outcomes: readonly NewHookOutcome[]): { sql: string; params: unknown[]; counts: Map<string, number> } {
     const counts = new Map<string, number>();
     for (const { operationId } of outcomes) counts.set(operationId, (counts.get(operationId) ?? 0) + 1);
     const ids = [...counts.keys()].sort();
     const params = ids.flatMap((id) => [id, counts.get(id)!]);
-    const tuples = ids.map((_, i) => (postgres ? `($${2 * i + 1}, $${2 * i + 2})` : '(?, ?)'));
+    const tuples = ids.map((_, i) => `($${2 * i + 1}, $${2 * i + 2})`);
     const counters = this.db.table('agent_hooks_timeline_counters');
     const sql =
       `INSERT INTO ${counters} ("operation_id", "last_seq") VALUES ${tuples.join(', ')} ` +

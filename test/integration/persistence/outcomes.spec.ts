@@ -91,21 +91,19 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     expect((await store.listByOperation(first, { afterSeq: 1 })).map(({ hookId }) => hookId)).toEqual(['b', 'c']);
   });
 
-  if (driver === 'postgres') {
-    it('DESIGN §7: processes writing one operation at once (own DataSources) number it 1..n without a gap or a duplicate', async () => {
-      const operationId = randomUUID();
-      const others = await Promise.all([0, 1, 2].map(() => openAgentHooksDataSource(db.option, { migrate: false })));
-      try {
-        const stores = [store, ...others.map((source) => new HookOutcomeStore(new StoreDatabase(source)))];
-        const row = (hookId: string): NewHookOutcome => ({ operationId, at: '2030-01-01T00:00:00.000Z', point: 'afterToolCall', hookId, source: 'caller', outcome: 'ok', latencyMs: 0 });
-        await Promise.all(stores.flatMap((writer, w) => Array.from({ length: 5 }, (_, b) => writer.append([row(`${w}-${b}-0`), row(`${w}-${b}-1`)]))));
-        const seqs = (await store.listByOperation(operationId)).map(({ seq }) => seq);
-        expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-      } finally {
-        await Promise.all(others.map((source) => source.destroy()));
-      }
-    });
-  }
+  it('DESIGN §7: processes writing one operation at once (own DataSources) number it 1..n without a gap or a duplicate (SQLite: each row numbered under the write lock)', async () => {
+    const operationId = randomUUID();
+    const others = await Promise.all([0, 1, 2].map(() => openAgentHooksDataSource(db.option, { migrate: false })));
+    try {
+      const stores = [store, ...others.map((source) => new HookOutcomeStore(new StoreDatabase(source)))];
+      const row = (hookId: string): NewHookOutcome => ({ operationId, at: '2030-01-01T00:00:00.000Z', point: 'afterToolCall', hookId, source: 'caller', outcome: 'ok', latencyMs: 0 });
+      await Promise.all(stores.flatMap((writer, w) => Array.from({ length: 5 }, (_, b) => writer.append([row(`${w}-${b}-0`), row(`${w}-${b}-1`)]))));
+      const seqs = (await store.listByOperation(operationId)).map(({ seq }) => seq);
+      expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    } finally {
+      await Promise.all(others.map((source) => source.destroy()));
+    }
+  });
 
   it('keeps no payload: the table has exactly the timeline columns', async () => {
     const columns = (await db.dataSource.createQueryRunner().getTable(db.schema ? `${db.schema}.agent_hooks_hook_outcomes` : 'agent_hooks_hook_outcomes'))!
