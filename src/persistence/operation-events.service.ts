@@ -7,7 +7,9 @@
  *   (`PostgresEventListener`, `LISTEN` on its schema's channel, `eventsChannelOf`), started when the database opened; it skips the
  *   payloads this process notified itself and signals `resync` after every (re)connect.
  * SQLite serves one process, so there it is in-process only. `of(id)` routes through one map, so many
- * subscribers of single operations cost one lookup per event, not one filter each. The
+ * subscribers of single operations cost one lookup per event, not one filter each; and while nobody
+ * follows every event (`events$`), another process's payload that names none of the few operations
+ * followed here is dropped unparsed (a queue worker hears every worker's commits, issue 14). The
  * `ShutdownCoordinator` calls `close()` just before the database closes.
  */
 import { Injectable, Logger } from '@nestjs/common';
@@ -19,12 +21,18 @@ import { RuntimeDatabase } from './runtime-database.js';
 import type { StoreDatabase } from './store-database.js';
 
 const RESYNC: OperationEventSignal = Object.freeze({ kind: 'resync' as const });
+/** Followed operations up to which a payload is searched for their ids rather than parsed. */
+const SCANNED_OPERATIONS = 32;
+/** Ids that appear verbatim in a JSON payload (nothing to escape): those a search can find. */
+const VERBATIM_ID = /^[A-Za-z0-9_.:-]+$/;
 
 @Injectable()
 export class OperationEventsService implements OperationEvents {
   private readonly logger = new Logger('AgentHooks:OperationEvents');
   private readonly signals = new Subject<OperationEventSignal>();
   private readonly byOperation = new Map<string, Set<Subscriber<OperationEventSignal>>>();
+  /** Followed ids a payload search could miss (JSON would escape them): while any is followed, every payload is parsed. */
+  private unscannable = 0;
   private attached: { database: StoreDatabase; committed: Subscription; listener: PostgresEventListener | undefined } | undefined;
   private closed = false;
 
@@ -42,13 +50,16 @@ export class OperationEventsService implements OperationEvents {
       if (!subscribers) {
         subscribers = new Set();
         this.byOperation.set(operationId, subscribers);
+        if (!VERBATIM_ID.test(operationId)) this.unscannable++;
       }
       subscribers.add(subscriber);
       return () => {
         const current = this.byOperation.get(operationId);
         if (!current) return;
         current.delete(subscriber);
-        if (current.size === 0) this.byOperation.delete(operationId);
+        if (current.size > 0) return;
+        this.byOperation.delete(operationId);
+        if (!VERBATIM_ID.test(operationId)) this.unscannable--;
       };
     });
   }
@@ -74,6 +85,7 @@ export class OperationEventsService implements OperationEvents {
             for (const event of events) this.emit(event);
           },
           resync: () => this.emit(RESYNC),
+          mayWant: (payload) => this.mayWant(payload),
         }, this.logger);
         listener.start();
       } catch (error) {
@@ -90,6 +102,13 @@ export class OperationEventsService implements OperationEvents {
     this.attached = undefined;
     attached?.committed.unsubscribe();
     await attached?.listener?.close();
+  }
+
+  /** False only when no event of `payload` can reach a subscriber (`EventSink.mayWant`). */
+  private mayWant(payload: string): boolean {
+    if (this.signals.observed || this.unscannable > 0 || this.byOperation.size > SCANNED_OPERATIONS) return true;
+    for (const operationId of this.byOperation.keys()) if (payload.includes(operationId)) return true;
+    return false;
   }
 
   private emit(signal: OperationEventSignal): void {

@@ -13,7 +13,10 @@
  * column (`row_to_json`) rather than one column each: a worker takes a lease per step, and the driver's
  * cost grows with the columns a result has. With the row come what the step under the lease begins with
  * besides — the conversation (`json_agg`) and whether the operation has caller hooks — read by the same
- * statement, so a worker taking an operation it has not seen reads nothing else to begin its step.
+ * statement, so a worker taking an operation it has not seen reads nothing else to begin its step. Of the
+ * conversation only what follows the caller's known counter: messages are append-only with contiguous
+ * seqs, so a worker whose cached state is stale (a step of the operation ran on another worker since) gets
+ * the tail and appends it, instead of the whole conversation parsed again every time a step moves.
  *
  * Owner ids must be unique per holder (e.g. `${workerId}:${randomUUID()}` per step attempt): acquiring a
  * lease one already holds succeeds (it renews), so two holders sharing an id would both "hold" it.
@@ -45,14 +48,20 @@ export interface AcquiredLease extends Lease {
   /** The operation's message counter: the `seq` of its last message. */
   messageSeq: number;
   /**
-   * PostgreSQL, with `operation`: its conversation in `seq` order, read by the same statement (its snapshot:
-   * compare the last `seq` with `messageSeq` before trusting it), and whether it has caller hooks.
+   * PostgreSQL, with `operation`: its messages after `messagesAfter` in `seq` order, read by the same
+   * statement (its snapshot: compare the last `seq` with `messageSeq` before trusting it), and whether it
+   * has caller hooks.
    */
   messages?: MessageRecord[];
+  /** The `seq` `messages` follow: the `known` counter, or 0 (the whole conversation) without one. */
+  messagesAfter?: number;
   hasCallerHooks?: boolean;
 }
 
-/** The operation's state as the caller has it: `acquire` returns the row only when it is no longer that. */
+/**
+ * The operation's state as the caller has it: `acquire` returns the row only when it is no longer that,
+ * and of the conversation only the messages after `messageSeq` (the caller has those up to it).
+ */
 export interface KnownState {
   version: number;
   status: OperationRecord['status'];
@@ -96,7 +105,8 @@ export class OperationLeaseStore {
         ? `"version" = ${params.bind(known.version)} AND "message_seq" = ${params.bind(known.messageSeq)} AND "status" = ${params.bind(known.status)}`
         : 'FALSE';
       const tables = this.tables();
-      const messages = `SELECT json_agg("m" ORDER BY "m"."seq")::text FROM ${tables.messages} AS "m" WHERE "m"."operation_id" = "op"."id"`;
+      const after = known ? ` AND "m"."seq" > ${params.bind(known.messageSeq)}` : '';
+      const messages = `SELECT json_agg("m" ORDER BY "m"."seq")::text FROM ${tables.messages} AS "m" WHERE "m"."operation_id" = "op"."id"${after}`;
       const hooks = `EXISTS (SELECT 1 FROM ${tables.callerHooks} AS "h" WHERE "h"."operation_id" = "op"."id")`;
       sql +=
         `RETURNING "version", "message_seq", "status", CASE WHEN ${unchanged} THEN NULL ELSE row_to_json("op")::text END AS "row", ` +
@@ -114,7 +124,7 @@ export class OperationLeaseStore {
     if (!postgres) return { operationId, owner, until, ...state, operation };
     const messageRows = typeof raw['messages'] === 'string' ? (JSON.parse(raw['messages']) as Record<string, unknown>[]) : [];
     const messages = messageRows.map((message) => toMessageRecord(this.messageColumns().hydrate(message)));
-    return { operationId, owner, until, ...state, operation, messages, hasCallerHooks: raw['has_caller_hooks'] === true };
+    return { operationId, owner, until, ...state, operation, messages, messagesAfter: known?.messageSeq ?? 0, hasCallerHooks: raw['has_caller_hooks'] === true };
   }
 
   /** Extends `owner`'s lease; null if it has moved on (stop working: another worker may run the step). */

@@ -28,6 +28,11 @@ type ClientClass = new (config: Record<string, unknown>) => ListeningClient;
 export interface EventSink {
   events(events: readonly OperationEvent[]): void;
   resync(): void;
+  /**
+   * Whether an event of this payload may be wanted, without parsing it: false only when no event of it
+   * can be (nobody follows every event, and no operation followed here is named in it). Absent: always.
+   */
+  mayWant?(payload: string): boolean;
 }
 
 /** Reconnect delays: from the first up to the last, doubling. */
@@ -213,6 +218,8 @@ export class PostgresEventListener {
 
   private deliver(payload: string | undefined): void {
     if (payload !== undefined && this.ownPrefixes.some((prefix) => payload.startsWith(prefix))) return;
+    // A worker hears every other worker's commits: those of operations nobody here follows are not parsed (issue 14).
+    if (payload !== undefined && this.sink.mayWant?.(payload) === false) return;
     const notified = parseNotifiedEvents(payload);
     if (!notified || notified.origin === this.origin || notified.events.length === 0) return;
     this.sink.events(notified.events);

@@ -17,9 +17,12 @@
  * Nor when the step's lease was just taken by this process (`leased`, queue mode: every step takes one):
  * the lease's UPDATE is the probe — it compares the operation's version, status and message counter with
  * the cached state (`knownState`) as they stood when the lease was taken, and the lease was held since; it
- * returns the row only when they differ (`leasedAsCached` otherwise). With nothing cached (the step before
- * ran elsewhere) that row stands in for the operation's read, and on PostgreSQL the same statement returns
- * the conversation too (used when it is the one at the row's counter); elsewhere only that is read.
+ * returns the row only when they differ (`leasedAsCached` otherwise). Then — the step before ran elsewhere —
+ * that row stands in for the operation's read, and on PostgreSQL the same statement returns the conversation
+ * too (used when it is the one at the row's counter); elsewhere only that is read. Of the conversation only
+ * what follows the cached one, if any: messages are append-only with contiguous seqs, so a stale cached
+ * conversation is still its beginning (the steps of one operation move between workers in queue mode,
+ * and parsing the whole conversation again at every move costs with its length).
  *
  * A completed operation's terminal sequence begins from the row its transition returned and the cached
  * conversation, when that is the conversation it completed with (`completed`, `takeCompleted`): neither
@@ -67,6 +70,15 @@ interface LeasedRow {
   operation: OperationRecord;
   messageSeq: number;
   leaseOwner: string;
+  /** The conversation as far as this process had it (a stale cached state): only what follows is read. */
+  prefix?: Conversation;
+}
+
+/** The first messages of a conversation, in `seq` order, up to `messageSeq` (its last one's). */
+interface Conversation {
+  messageSeq: number;
+  messages: MessageRecord[];
+  characters: number;
 }
 
 /** A completed operation as its transition returned it, and its conversation when the cache had exactly that one. */
@@ -91,7 +103,7 @@ export class StepStateStore {
   private readonly completedStates = new Map<string, CompletedState>();
   /** Characters of every cached conversation. */
   private characters = 0;
-  private sql: { probe: string; operation: string; messages: string } | undefined;
+  private sql: Statements | undefined;
   private columns: { operations: EntityColumns<OperationEntity>; messages: EntityColumns<MessageEntity> } | undefined;
 
   constructor(
@@ -117,7 +129,7 @@ export class StepStateStore {
       return { operation: { ...cached.operation }, messages: [...cached.messages] };
     }
     if (cached) {
-      const [row] = await this.rows(this.statements().probe, operationId);
+      const [row] = await this.rows(this.statements().probe, [operationId]);
       if (!row) {
         this.forget(operationId);
         return null;
@@ -127,7 +139,8 @@ export class StepStateStore {
         return { operation: { ...cached.operation }, messages: [...cached.messages] };
       }
     }
-    return this.load(operationId);
+    // What is cached as it stands now (a commit of this process may move the entry on while this reads).
+    return this.load(operationId, cached && { messageSeq: cached.messageSeq, messages: cached.messages.slice(), characters: cached.characters });
   }
 
   /** A commit of this process: the cached state moves on with it when it was the state committed on, else it goes. */
@@ -152,21 +165,26 @@ export class StepStateStore {
    * This process just took `leaseOwner`'s lease on the operation, and its UPDATE returned `operation` with
    * the message counter at `messageSeq`: the cached state, when it is that one, is the state under this lease
    * (what the probe would have found); otherwise the row waits for the step's read, which then reads only
-   * the conversation.
+   * the conversation — only what follows the cached (stale) one, if any. `messages`: what the lease's own
+   * statement read of the conversation, those after `messagesAfter`.
    */
-  leased(operation: OperationRecord, messageSeq: number, leaseOwner: string, messages?: readonly MessageRecord[]): void {
+  leased(operation: OperationRecord, messageSeq: number, leaseOwner: string, messages?: readonly MessageRecord[], messagesAfter = 0): void {
     const cached = this.cached.get(operation.id);
     if (cached && cached.operation.version === operation.version && cached.messageSeq === messageSeq) {
       cached.leaseOwner = leaseOwner;
       return;
     }
+    // No longer in the cache once forgotten, so nothing appends to its messages any more.
+    const prefix = cached ? { messageSeq: cached.messageSeq, messages: cached.messages, characters: cached.characters } : undefined;
     this.forget(operation.id);
-    // The conversation read by the lease's own statement, when it is the one at `messageSeq`: cached as is.
-    if (messages && (messages.at(-1)?.seq ?? 0) === messageSeq) {
-      this.keep(operation.id, { operation, messageSeq, messages: [...messages], leaseOwner, characters: charactersOf(messages) });
+    // The conversation read by the lease's own statement, when with what is cached it is the one at `messageSeq`: cached as is.
+    const known = messagesAfter === 0 ? EMPTY : prefix?.messageSeq === messagesAfter ? prefix : undefined;
+    const conversation = messages && known ? extended(known, messages, messageSeq) : undefined;
+    if (conversation) {
+      this.keep(operation.id, { operation, ...conversation, leaseOwner });
       return;
     }
-    this.leasedRows.set(operation.id, { operation, messageSeq, leaseOwner });
+    this.leasedRows.set(operation.id, { operation, messageSeq, leaseOwner, ...(prefix ? { prefix } : {}) });
     // A lease whose step never read (a stale job let go at once) must not keep its row for ever.
     if (this.leasedRows.size > CACHED_OPERATIONS) this.leasedRows.delete(this.leasedRows.keys().next().value!);
   }
@@ -236,19 +254,19 @@ export class StepStateStore {
     this.cached.delete(operationId);
   }
 
-  private async load(operationId: string): Promise<StepState | null> {
-    const { operation: operationSql, messages: messagesSql } = this.statements();
+  /** The operation and its conversation read now; of the conversation only what follows `prefix` (what this process has of it). */
+  private async load(operationId: string, prefix?: Conversation): Promise<StepState | null> {
     const columns = this.entityColumns();
-    const [row] = await this.rows(operationSql, operationId);
+    const [row] = await this.rows(this.statements().operation, [operationId]);
     if (!row) {
       this.forget(operationId);
       return null;
     }
     const entity = columns.operations.hydrate(row);
-    const messages = (await this.rows(messagesSql, operationId)).map((raw) => toMessageRecord(columns.messages.hydrate(raw)));
     const operation = toOperationRecord(entity);
+    const { messages, conversation } = await this.conversation(operationId, prefix, entity.messageSeq);
     // Kept only when the two reads agree (no message appended in between).
-    if ((messages.at(-1)?.seq ?? 0) === entity.messageSeq) this.keep(operationId, { operation, messageSeq: entity.messageSeq, messages: [...messages], characters: charactersOf(messages) });
+    if (conversation) this.keep(operationId, { operation, ...conversation });
     else this.forget(operationId);
     return { operation: { ...operation }, messages };
   }
@@ -258,11 +276,28 @@ export class StepStateStore {
    * two agree — no message appended since the lease was taken — else both are read again.
    */
   private async loadMessages(operationId: string, leased: LeasedRow): Promise<StepState | null> {
-    const columns = this.entityColumns();
-    const messages = (await this.rows(this.statements().messages, operationId)).map((raw) => toMessageRecord(columns.messages.hydrate(raw)));
-    if ((messages.at(-1)?.seq ?? 0) !== leased.messageSeq) return this.load(operationId);
-    this.keep(operationId, { operation: leased.operation, messageSeq: leased.messageSeq, messages: [...messages], leaseOwner: leased.leaseOwner, characters: charactersOf(messages) });
+    const { messages, conversation } = await this.conversation(operationId, leased.prefix, leased.messageSeq);
+    if (!conversation) return this.load(operationId);
+    this.keep(operationId, { operation: leased.operation, ...conversation, leaseOwner: leased.leaseOwner });
     return { operation: { ...leased.operation }, messages };
+  }
+
+  /**
+   * The conversation as committed now — what follows `prefix` read and appended to it (messages are
+   * append-only, their seqs contiguous), all of it without one — and, when it ends at `messageSeq`, the
+   * same to keep. A tail that does not continue `prefix` (never expected) is read again in full.
+   */
+  private async conversation(operationId: string, prefix: Conversation | undefined, messageSeq: number): Promise<{ messages: MessageRecord[]; conversation?: Conversation }> {
+    const columns = this.entityColumns();
+    const statements = this.statements();
+    const rows = prefix ? await this.rows(statements.messagesAfter, [operationId, prefix.messageSeq]) : await this.rows(statements.messages, [operationId]);
+    const read = rows.map((raw) => toMessageRecord(columns.messages.hydrate(raw)));
+    const start = prefix ?? EMPTY;
+    if (read.length > 0 && read[0]!.seq !== start.messageSeq + 1) return this.conversation(operationId, undefined, messageSeq);
+    const messages = start.messages.length > 0 ? [...start.messages, ...read] : read;
+    const last = read.at(-1)?.seq ?? start.messageSeq;
+    if (last !== messageSeq) return { messages };
+    return { messages, conversation: { messageSeq, messages: [...messages], characters: start.characters + charactersOf(read) } };
   }
 
   /** Kept as the most recently used; the least recently used go while over either bound. */
@@ -277,21 +312,24 @@ export class StepStateStore {
     while (this.cached.size > CACHED_OPERATIONS || (this.characters > this.limits.characters && this.cached.size > 0)) this.forget(this.cached.keys().next().value!);
   }
 
-  private async rows(sql: string, operationId: string): Promise<Record<string, unknown>[]> {
-    const result = await this.db.run((manager) => plainQuery(manager, sql, [operationId]));
+  private async rows(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+    const result = await this.db.run((manager) => plainQuery(manager, sql, params));
     return result.records as Record<string, unknown>[];
   }
 
-  private statements(): { probe: string; operation: string; messages: string } {
+  private statements(): Statements {
     if (!this.sql) {
       const source = this.db.dataSource;
-      const param = this.db.dialect === 'postgres' ? '$1' : '?';
+      const postgres = this.db.dialect === 'postgres';
+      const param = postgres ? '$1' : '?';
       const operations = qualifiedTable(source, 'agent_hooks_operations');
       const columns = this.entityColumns();
+      const messages = `SELECT ${columns.messages.names} FROM ${qualifiedTable(source, 'agent_hooks_messages')} WHERE "operation_id" = ${param}`;
       this.sql = {
         probe: `SELECT "version", "message_seq" FROM ${operations} WHERE "id" = ${param}`,
         operation: `SELECT ${columns.operations.names} FROM ${operations} WHERE "id" = ${param}`,
-        messages: `SELECT ${columns.messages.names} FROM ${qualifiedTable(source, 'agent_hooks_messages')} WHERE "operation_id" = ${param} ORDER BY "seq" ASC`,
+        messages: `${messages} ORDER BY "seq" ASC`,
+        messagesAfter: `${messages} AND "seq" > ${postgres ? '$2' : '?'} ORDER BY "seq" ASC`,
       };
     }
     return this.sql;
@@ -301,6 +339,26 @@ export class StepStateStore {
     const source = this.db.dataSource;
     return (this.columns ??= { operations: new EntityColumns(source, OperationEntity), messages: new EntityColumns(source, MessageEntity) });
   }
+}
+
+/** Nothing of a conversation yet (a lease's statement without a known state reads all of it). */
+const EMPTY: Conversation = Object.freeze({ messageSeq: 0, messages: [], characters: 0 });
+
+interface Statements {
+  probe: string;
+  operation: string;
+  messages: string;
+  messagesAfter: string;
+}
+
+/**
+ * `known` and then `tail` (the messages after it, in `seq` order), when that is the whole conversation up to
+ * `messageSeq`: `tail` continues `known` without a gap and ends there. Else undefined.
+ */
+function extended(known: Conversation, tail: readonly MessageRecord[], messageSeq: number): Conversation | undefined {
+  if (tail.length !== messageSeq - known.messageSeq) return undefined;
+  if (tail.length > 0 && (tail[0]!.seq !== known.messageSeq + 1 || tail.at(-1)!.seq !== messageSeq)) return undefined;
+  return { messageSeq, messages: [...known.messages, ...tail], characters: known.characters + charactersOf(tail) };
 }
 
 /**

@@ -34,7 +34,7 @@ export class TypeOrmOperationLeases implements OperationLeases {
     // Not marked for the step: what happens before it (a cancel, say) must be seen by its own read.
     if (!stepFollows) return lease.operation ?? (await operations.get(lease.operationId));
     if (lease.operation) {
-      stepStates.leased(lease.operation, lease.messageSeq, owner, lease.messages);
+      stepStates.leased(lease.operation, lease.messageSeq, owner, lease.messages, lease.messagesAfter);
       if (lease.hasCallerHooks === false) callerHooks.rememberNone(lease.operationId);
       return lease.operation;
     }

@@ -4,9 +4,13 @@
  * `operations.get` (JSON columns, nulls, numbers), and on PostgreSQL its conversation equals the messages
  * read on their own; with the cached state unchanged no row comes back, and a message appended without a
  * version bump (a deferred result) brings the row and the new conversation back. A lease taken while
- * another holds it is refused; one of a completed operation too.
+ * another holds it is refused; one of a completed operation too. A worker whose cached state is stale (a
+ * step ran on another worker since) gets only the messages after the ones it has, and keeps the conversation
+ * a fresh read returns.
  */
+import type { NewMessage } from '../../../src/persistence/records.js';
 import { createRuntimeStores, type RuntimeStores } from '../../../src/persistence/runtime-stores.js';
+import { StepStateStore } from '../../../src/persistence/step-state.store.js';
 import { driverSuites, useTestDatabase } from './test-databases.js';
 
 const describeEachDriver = await driverSuites();
@@ -70,8 +74,80 @@ describeEachDriver('G2 the lease answers the operation as a read would, on %s', 
     expect(moved!.version).toBe(known.version);
     expect(moved!.messageSeq).toBe(known.messageSeq + 1);
     expect(moved!.operation).toEqual(await stores.operations.get(operation.id));
-    if (driver === 'postgres') expect(moved!.messages!.map((m) => m.content)).toEqual((await stores.messages.list(operation.id)).map((m) => m.content));
+    // Of the conversation only what follows the known counter.
+    if (driver === 'postgres') {
+      expect(moved!.messagesAfter).toBe(known.messageSeq);
+      expect(moved!.messages!.map((m) => m.content)).toEqual(['late result']);
+    }
     await stores.leases.letGo(operation.id, 'holder-c');
+  });
+
+  /** The SQL text of every statement `work` sends (PostgreSQL: the pool plain SQL goes to; SQLite: TypeORM's query log). */
+  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    const target = (driver === 'postgres' ? (db.dataSource.driver as unknown as { master: object }).master : db.dataSource.logger) as Record<string, unknown>;
+    const name = driver === 'postgres' ? 'query' : 'logQuery';
+    const own = Object.prototype.hasOwnProperty.call(target, name);
+    const original = target[name] as (...args: unknown[]) => unknown;
+    target[name] = function recorded(this: unknown, ...args: unknown[]) {
+      sent.push(String(args[0]));
+      return original.apply(this, args);
+    };
+    try {
+      await work();
+    } finally {
+      if (own) target[name] = original;
+      else delete target[name];
+    }
+    return sent;
+  }
+
+  it('issue 14: a worker whose cached state is stale gets only the tail of the conversation, and ends with what a fresh read returns', async () => {
+    const { id } = await create(false);
+    const workerA = new StepStateStore(stores.database);
+    const workerB = new StepStateStore(stores.database);
+    /** One step of `states`'s worker, as the runtime takes it: the lease (told what is cached), the step's read, its commit, the release. */
+    const step = async (states: StepStateStore, owner: string, messages: NewMessage[]) => {
+      const lease = await stores.leases.acquire(id, owner, TTL, states.knownState(id));
+      expect(lease?.operation).toBeDefined(); // the step before ran on the other worker
+      const sent = await statementsOf(async () => {
+        states.leased(lease!.operation!, lease!.messageSeq, owner, lease!.messages, lease!.messagesAfter);
+        return states.read(id, owner);
+      });
+      const begun = await states.read(id, owner);
+      expect(begun).toEqual(await new StepStateStore(stores.database).read(id));
+      const expectedVersion = begun!.operation.version;
+      const base = states.known(id, expectedVersion);
+      const result = await stores.commits.commit({ operationId: id, expectedVersion, messages, patch: { stepIndex: begun!.operation.stepIndex + 1 }, leaseOwner: owner, ...(base ? { base } : {}) });
+      states.committed(id, expectedVersion, result, owner);
+      await stores.leases.letGo(id, owner);
+      return { lease: lease!, sent };
+    };
+    const call = (n: number) => ({ role: 'assistant', content: '', toolCalls: [{ id: `c${n}`, identifier: 'clock', apiName: 'now', args: { n } }] }) as NewMessage;
+    const result = (n: number) => ({ role: 'tool', content: `noon ${n}`, toolCallId: `c${n}`, identifier: 'clock', apiName: 'now', success: true }) as NewMessage;
+
+    await step(workerA, 'a-1', [call(1)]);
+    await step(workerB, 'b-1', [result(1)]);
+    await stores.messages.append(id, [{ role: 'user', content: 'and one more ✓' } as NewMessage]); // a message without a version bump
+    const known = workerA.knownState(id)!;
+    expect(known.messageSeq).toBe(2);
+    const { lease, sent } = await step(workerA, 'a-2', [call(2)]);
+
+    const conversation = await stores.messages.list(id);
+    if (driver === 'postgres') {
+      // The lease's statement brought the messages after the ones worker A had, and the step's read sent nothing.
+      expect(lease.messagesAfter).toBe(2);
+      expect(lease.messages!.map((m) => m.seq)).toEqual([3, 4]);
+      expect(sent).toEqual([]);
+    } else {
+      // The step's read asked for the messages after the ones worker A had, not for the whole conversation.
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatch(/"seq" > \?/);
+    }
+    // Worker A's cache is the conversation as committed: its next step begins from it unread.
+    expect((await workerA.read(id, 'a-2'))!.messages).toEqual(conversation);
+    expect(conversation.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(await statementsOf(() => workerA.read(id, 'a-2'))).toEqual([]);
   });
 
   it('G2: a completed operation gives no lease', async () => {

@@ -225,7 +225,8 @@ databases.describeEach('CompletionWaits in a running app on %s', (driver) => {
       await there.close();
       await here.close();
     }
-  });
+    // Two app instances boot on PostgreSQL: more than jest's default 5 s on a loaded machine.
+  }, 30_000);
   it("DESIGN §4 events: with database 'host', the listening connection is built from the host's DataSource and hears another instance's completion", async () => {
     const host = await openHostDatabase('postgres');
     const schema = (host.dataSource.options as { schema?: string }).schema!;
@@ -256,5 +257,5 @@ databases.describeEach('CompletionWaits in a running app on %s', (driver) => {
       expect(host.dataSource.isInitialized).toBe(true);
       await host.dispose();
     }
-  });
+  }, 30_000);
 });

@@ -3,8 +3,10 @@
  * commit order, never for a rolled-back transaction; on PostgreSQL a second DataSource (another process, as
  * far as the database can tell) hears them through LISTEN/NOTIFY on its one listening connection, and no
  * process hears its own twice. The listener reconnects after its connection dropped and signals `resync`,
- * ignores malformed payloads, and ends with `close()`.
+ * ignores malformed payloads, and ends with `close()`. A process that follows single operations only (a queue
+ * worker hears every worker's commits) parses no payload that names none of them.
  */
+import { jest } from '@jest/globals';
 import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { randomBytes } from 'node:crypto';
 import { BehaviorSubject } from 'rxjs';
@@ -166,6 +168,41 @@ describeEachDriver('operation events on %s', (driver) => {
     expect(brief(remote!.of(id))).toEqual(['created:running:1', 'status:completed:']);
     expect(brief(local.of(theirs.id))).toEqual(['created:running:1', 'status:completed:']);
     expect(brief(remote!.of(theirs.id))).toEqual(['created:running:1', 'status:completed:']);
+  });
+
+  it('DESIGN §4 events: a process following single operations only (a queue worker) hears theirs, and leaves the others\' payloads unparsed until something follows every event', async () => {
+    const followed = await newOperation();
+    const unfollowed = await newOperation();
+    const worker = await new DataSource({ ...createDataSourceOptions(db.option), applicationName: `${applicationName}-worker` } as never).initialize();
+    const events = eventsOn(new StoreDatabase(worker));
+    const seen: OperationEventSignal[] = [];
+    const subscription = events.of(followed.id).subscribe((signal) => seen.push(signal));
+    // The other side follows nothing meanwhile either: no payload here is parsed but for the worker's operation.
+    remote!.stop();
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      await eventually(() => seen.some((signal) => signal.kind === 'resync'), 10_000); // its LISTEN is in place
+      await operations.complete(unfollowed.id, 'done');
+      await operations.complete(followed.id, 'done');
+      await eventually(() => seen.some((signal) => signal.kind === 'status'), 5_000);
+      expect(seen.filter((signal) => signal.kind !== 'resync')).toEqual([{ operationId: followed.id, kind: 'status', status: 'completed' }]);
+      const parsedNaming = (id: string) => parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('{"origin"') && text.includes(id)).length;
+      expect(parsedNaming(followed.id)).toBeGreaterThan(0);
+      expect(parsedNaming(unfollowed.id)).toBe(0);
+      subscription.unsubscribe();
+      // Once something follows every event, every payload is parsed and delivered again.
+      const all = record(events);
+      const later = await newOperation();
+      await eventually(() => all.of(later.id).length >= 1, 5_000);
+      expect(brief(all.of(later.id))).toEqual(['created:running:1']);
+      all.stop();
+    } finally {
+      subscription.unsubscribe();
+      parse.mockRestore();
+      remote = record(there!);
+      await events.close();
+      await worker.destroy();
+    }
   });
 
   it('DESIGN §4 events: a malformed NOTIFY payload is ignored and the listener goes on', async () => {
