@@ -112,6 +112,15 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
   }
 
   /**
+   * Whether a dispatch of `point` would reach anyone: a hook of any family for the operation (with the
+   * step's environment snapshot), a subscriber of `events$` or an event-emitter listener.
+   */
+  isObserved(point: HookPoint, options: DispatchOptions = NO_OPTIONS): boolean {
+    if (this.hooksFor(point, options.operationId, options) !== NONE || this.events.observed) return true;
+    return this.emitter !== undefined && this.emitter.hasListeners(EVENT_NAMES.get(point)!) === true;
+  }
+
+  /**
    * The current environment's hooks, read once (L1): pass it as `DispatchOptions.environment` to every
    * dispatch of one step. A `process.env` read costs more than a whole dispatch without hooks.
    */

@@ -236,8 +236,13 @@ export class StepCalls {
     }));
     // Under a lease the timeline of the hooks that decided this result is durable with it, so a process
     // killed right after the publish leaves no published result without its timeline.
-    const committed = await this.store.commit(operation.id, operation.version, message, {}, leaseOwner, { timelineFirst: leaseOwner !== undefined });
+    const end = step.endWithPublish;
+    const committed = await this.store.commit(operation.id, operation.version, message, end ?? {}, leaseOwner, { timelineFirst: leaseOwner !== undefined });
     step.operation = committed.operation;
+    if (end) {
+      step.endWithPublish = undefined;
+      step.ended = true;
+    }
     if (committed.message) step.messages.push(committed.message);
     return 'done';
   }

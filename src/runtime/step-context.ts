@@ -7,7 +7,7 @@ import type { AgentEventBase, TerminalReason } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import type { EnvironmentHooks } from '../hooks/hook-ports.js';
 import type { ResolvedAgent } from './agent-directory.port.js';
-import type { StoredMessage, StoredOperation } from './runtime-store.port.js';
+import type { StepPatch, StoredMessage, StoredOperation } from './runtime-store.port.js';
 import type { SubAgents } from './sub-agent.port.js';
 import type { ToolOffer } from './tools/tool-types.js';
 
@@ -47,4 +47,12 @@ export interface StepContext {
   halted(): boolean;
   /** Queue mode: the step's last commit lets the lease go when the step goes on (`StepInput.onLeaseReleased`). */
   readonly onLeaseReleased?: (operation: StoredOperation) => void;
+  /**
+   * The step's end (its next `stepIndex`, the lease let go), set by the executor for the step's last call
+   * when nothing observes `afterStep`: that call's publish commits it too, one commit instead of two, and
+   * sets `ended`. Unset: the step's end is a commit of its own after `afterStep`.
+   */
+  endWithPublish?: StepPatch;
+  /** The step's end was committed with its last call's publish (`endWithPublish`). */
+  ended?: boolean;
 }

@@ -87,6 +87,7 @@ export class StepExecutor {
     for (const [callIndex, call] of plan.calls.entries()) {
       if (plan.published.has(call.id)) continue; // already published before a restart or a pause
       if (step.halted()) return INTERRUPTED;
+      if (callIndex === plan.calls.length - 1) this.endWithLastCall(step, plan);
       const outcome = await this.calls.run(step, plan, callIndex);
       if (outcome === 'awaiting') awaitingDeferred = true;
       else if (outcome !== 'done') return outcome.end;
@@ -175,8 +176,24 @@ export class StepExecutor {
     return false;
   }
 
+  /**
+   * The step's end rides on its last call's publish (issue 14: one commit less per step) when that is safe:
+   * every result is published by this step's own commits (no approval, deferred call or child), nothing
+   * observes `afterStep` — no hook of any family, no subscriber — so no observer can miss an `afterStep`
+   * the end was committed before (a crash in between would lose it; today's order delivers it again), and
+   * the step keeps its lease to its end (local mode). A queue step lets its lease go with its last commit,
+   * and a cancel that lands during the last call must still find the lease here to end the operation.
+   */
+  private endWithLastCall(step: StepContext, plan: CallPlan): void {
+    if (!plan.resultsHere || step.onLeaseReleased || this.dispatcher.isObserved('afterStep', step.dispatchOptions)) return;
+    step.endWithPublish = { stepIndex: step.operation.stepIndex + 1 };
+  }
+
   /** `afterStep` with what each call published, then the step's commit: `done` when the model called no tool. */
   private async finish(step: StepContext, { assistant, calls, resultsHere }: CallPlan): Promise<StepResult> {
+    // Committed with the last call's publish (`endWithLastCall`), and nothing observes `afterStep`.
+    if (step.ended) return step.halted() ? INTERRUPTED : undefined;
+    step.endWithPublish = undefined;
     // Every result published by this step's own commits: they are in `step.messages` (none read back).
     const answered = resultsOf(resultsHere ? step.messages : await this.store.messages(step.operationId), calls);
     await this.dispatcher.dispatch(
