@@ -8,11 +8,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import pino, { type Level, type Logger as PinoLogger } from 'pino';
+import { batchedStdout, type BatchedDestination } from './batched-stdout.js';
 
 export interface JsonLoggerOptions {
   /** `trace` … `fatal`, or `silent`; default `LOG_LEVEL` from the environment, else `info`. */
   level?: string;
-  /** Where lines go; default stdout (synchronous, so nothing is lost at `process.exit`). */
+  /** Where lines go; default stdout, batched per event-loop turn and flushed at `process.exit` (`batched-stdout.ts`). */
   destination?: pino.DestinationStream;
 }
 
@@ -29,6 +30,8 @@ const REDACT = ['authorization', 'cookie', 'token', 'apiKey', 'password', 'secre
 export class JsonLogger implements LoggerService {
   readonly pino: PinoLogger;
   private readonly scope = new AsyncLocalStorage<RequestScope>();
+  /** The default destination, flushed at once after an error line. */
+  private stdout: BatchedDestination | undefined;
 
   constructor(options: JsonLoggerOptions = {}) {
     const wanted = (options.level ?? process.env.LOG_LEVEL ?? 'info').toLowerCase();
@@ -44,7 +47,7 @@ export class JsonLogger implements LoggerService {
           return current ? { requestId: current.requestId } : {};
         },
       },
-      options.destination ?? pino.destination({ dest: 1, sync: true }),
+      options.destination ?? (this.stdout = batchedStdout()),
     );
   }
 
@@ -103,6 +106,7 @@ export class JsonLogger implements LoggerService {
     } else {
       this.pino[level](stack ? { ...fields, err: { stack } } : fields, String(message));
     }
+    if (level === 'error' || level === 'fatal') this.stdout?.flushSync();
   }
 }
 
