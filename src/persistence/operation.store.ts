@@ -212,8 +212,8 @@ export class OperationStore {
   }
 
   /**
-   * SQLite: the rows in better-sqlite3's own transaction with prepared statements (as the step commit);
-   * the `created` event once it committed.
+   * SQLite: the rows in better-sqlite3's own transaction with prepared statements (as the step commit; a
+   * host's other SQLite driver: a TypeORM transaction); the `created` event once it committed.
    */
   private async createOnSqlite(input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
     const { operation, hooks, messages } = this.rows(input);
@@ -227,6 +227,14 @@ export class OperationStore {
     insert(tables.operations, columns.operations, [operation]);
     if (hooks.length > 0) insert(tables.callerHooks, columns.callerHooks, hooks);
     insert(tables.messages, columns.messages, messages);
+    const event: OperationEvent = { operationId: operation.id, kind: 'created', status: operation.status, version: operation.version };
+    if (!this.db.nativeSqlite) {
+      await this.db.transaction(async (manager, events) => {
+        for (const statement of inserts) await plainQuery(manager, statement.sql, statement.values);
+        events.publish(event);
+      });
+      return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
+    }
     await this.db.runNative((native) => {
       let sql = '';
       try {
@@ -240,7 +248,7 @@ export class OperationStore {
         throw asQueryFailed(sql, error);
       }
     });
-    this.db.committedAlone([{ operationId: operation.id, kind: 'created', status: operation.status, version: operation.version }]);
+    this.db.committedAlone([event]);
     return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
   }
 

@@ -55,6 +55,8 @@ export const EVENTS_PER_NOTIFY = 40;
 
 export class StoreDatabase {
   readonly dialect: SqlDialect;
+  /** SQLite through better-sqlite3, whose own handle `runNative` uses (a host's other SQLite drivers go through TypeORM). */
+  readonly nativeSqlite: boolean;
   /** Names this database handle in the events it notifies, so its own listener can skip them. */
   readonly origin = randomUUID();
   /** The NOTIFY channel of this schema's operation events (`eventsChannelOf`). */
@@ -68,6 +70,7 @@ export class StoreDatabase {
 
   constructor(readonly dataSource: DataSource) {
     this.dialect = dialectOf(dataSource);
+    this.nativeSqlite = dataSource.options.type === 'better-sqlite3';
     this.eventsChannel = eventsChannelOf(dataSource);
   }
 
@@ -105,7 +108,7 @@ export class StoreDatabase {
    * once, without waiting for a turn.
    */
   runNative<T>(work: (native: NativeSqliteStatements) => T): Promise<T> {
-    if (this.dialect !== 'sqlite') throw new TypeError('runNative is for SQLite');
+    if (!this.nativeSqlite) throw new TypeError('runNative is for better-sqlite3');
     const native = (this.nativeStatements ??= new NativeSqliteStatements(this.dataSource));
     if (this.queued === 0) {
       try {
@@ -124,6 +127,7 @@ export class StoreDatabase {
    */
   query(sql: string, params: readonly unknown[]): Promise<PlainResult> {
     if (this.dialect === 'postgres') return plainQuery(this.dataSource.manager, sql, params);
+    if (!this.nativeSqlite) return this.run((manager) => plainQuery(manager, sql, params));
     return this.runNative((native) => {
       try {
         return runNative(native, sql, params);
