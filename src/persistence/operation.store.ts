@@ -146,9 +146,8 @@ export class OperationStore {
   }
 
   /**
-   * `complete`, answering null when the operation was completed already; otherwise, on PostgreSQL, the
-   * completed row as the transition's own statement returned it (with its message counter), nothing read
-   * back. SQLite answers no row.
+   * `complete`, answering null when the operation was completed already; otherwise the completed row as
+   * the transition's own statement returned it (with its message counter), nothing read back.
    */
   async completeReturning(operationId: string, reason: TerminalReason, error?: TerminalError, hold?: TerminalHold): Promise<{ row?: CompletedRow } | null> {
     const now = nowIso(this.options);
