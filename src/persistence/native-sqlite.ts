@@ -19,7 +19,7 @@ export interface NativeStatement {
 export interface NativeSqlite {
   prepare(sql: string): NativeStatement;
   /** better-sqlite3's: BEGIN … COMMIT around `fn` (a SAVEPOINT inside an open transaction), ROLLBACK if it throws. */
-  transaction<T>(fn: () => T): () => T;
+  transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T;
 }
 
 /** Prepared statements kept per SQL text (a step commit has a handful of shapes, a timeline batch one per size). */
@@ -27,11 +27,21 @@ const STATEMENTS_KEPT = 64;
 
 export class NativeSqliteStatements {
   private readonly statements = new Map<string, NativeStatement>();
+  private wrapped: ((work: () => unknown) => unknown) | undefined;
 
   constructor(private readonly dataSource: DataSource) {}
 
   get db(): NativeSqlite {
     return (this.dataSource.driver as unknown as { databaseConnection: NativeSqlite }).databaseConnection;
+  }
+
+  /**
+   * `work` in better-sqlite3's transaction (BEGIN … COMMIT, ROLLBACK if it throws): one wrapper kept, where
+   * `db.transaction(fn)()` builds one per call (bench:server).
+   */
+  inTransaction<T>(work: () => T): T {
+    this.wrapped ??= this.db.transaction((next: () => unknown) => next());
+    return this.wrapped(work) as T;
   }
 
   prepared(sql: string): NativeStatement {

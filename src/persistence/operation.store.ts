@@ -237,12 +237,12 @@ export class OperationStore {
     await this.db.runNative((native) => {
       let sql = '';
       try {
-        native.db.transaction(() => {
+        native.inTransaction(() => {
           for (const statement of inserts) {
             sql = statement.sql;
             native.prepared(sql).run(statement.values);
           }
-        })();
+        });
       } catch (error) {
         throw asQueryFailed(sql, error);
       }

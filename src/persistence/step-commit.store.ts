@@ -121,7 +121,7 @@ export class StepCommitStore {
       const rows = (input.messages ?? []).map((message) => toMessageRow(operationId, 0, message, now));
       let sql = updateSql;
       try {
-        return native.db.transaction(() => {
+        return native.inTransaction(() => {
           const raw = native.prepared(updateSql).get(update.values);
           if (!raw) return undefined;
           const done = this.committed(input, now, raw, rows);
@@ -131,7 +131,7 @@ export class StepCommitStore {
             native.prepared(sql).run(insert.values);
           }
           return done;
-        })();
+        });
       } catch (error) {
         throw asQueryFailed(sql, error);
       }
