@@ -6,7 +6,6 @@
 import { qualifiedTable } from './dialect.js';
 import { EntityColumns } from './entity-columns.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
-import { plainQuery } from './plain-query.js';
 import { toCallerHookRecord } from './record-mappers.js';
 import type { CallerHookRecord } from './records.js';
 import type { StoreDatabase } from './store-database.js';
@@ -27,7 +26,7 @@ export class CallerHookStore {
   async list(operationId: string): Promise<CallerHookRecord[]> {
     if (this.withoutHooks.has(operationId)) return [];
     const { sql, columns } = this.listStatement();
-    const { records } = await this.db.run((manager) => plainQuery(manager, sql, [operationId]));
+    const { records } = await this.db.query(sql, [operationId]);
     if (records.length === 0) this.rememberNone(operationId);
     return records.map((raw) => toCallerHookRecord(columns.hydrate(raw)));
   }

@@ -7,7 +7,7 @@
  * statement inside better-sqlite3's transaction; the counters table is not used there.
  */
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
-import { NativeSqliteStatements } from './native-sqlite.js';
+import type { NativeSqliteStatements } from './native-sqlite.js';
 import { toHookOutcomeRow } from './record-mappers.js';
 import type { HookOutcomeRow, NewHookOutcome } from './records.js';
 import { asQueryFailed } from './sql-errors.js';
@@ -20,6 +20,11 @@ const COLUMNS = ['operation_id', 'operation_seq', 'at', 'point', 'hook_id', 'sou
 interface CounterRow {
   operation_id: string;
   last_seq: number | string;
+}
+
+/** The parameters of `sqliteInsert` for one row: its values, then the operation id its `seq` is counted in. */
+function sqliteRow(o: NewHookOutcome): unknown[] {
+  return [o.operationId, o.at, o.point, o.hookId, o.source, o.outcome, o.errorCode ?? null, o.latencyMs, o.operationId];
 }
 
 /** Each operation's first reserved `seq`, from the counters' new last numbers and the batch's counts. */
@@ -37,8 +42,7 @@ export interface TimelinePage {
 
 export class HookOutcomeStore {
   private readonly db: StoreDatabase;
-  private nativeStatements: NativeSqliteStatements | undefined;
-  private sqliteInsert: string | undefined;
+  private sqliteInsertSql: string | undefined;
 
   constructor(database: StoreDatabase) {
     this.db = database;
@@ -63,32 +67,36 @@ export class HookOutcomeStore {
   }
 
   private async appendOnSqlite(outcomes: readonly NewHookOutcome[]): Promise<void> {
-    await this.db.run(async () => this.native().db.transaction(() => this.writeOnSqlite(outcomes))());
+    if (this.db.nativeSqlite) return this.db.runNative((native) => native.inTransaction(() => this.writeOnSqlite(native, outcomes)));
+    // Another SQLite driver of a host's DataSource: the same statements through TypeORM.
+    const sql = this.sqliteInsert();
+    await this.db.transaction(async (manager) => {
+      for (const outcome of outcomes) await manager.query(sql, sqliteRow(outcome));
+    });
   }
 
   /**
-   * SQLite: writes `outcomes` inside the better-sqlite3 transaction the caller has open, within the store
-   * gate (the step commit writes a step's timeline with it: one transaction instead of two). Each row takes
-   * the next `seq` of its operation from the unique `(operation_id, operation_seq)` index in its own INSERT:
-   * SQLite has one writer at a time and a writing statement holds the write lock before it reads, so no
-   * counter row is needed (PostgreSQL's row lock on `agent_hooks_timeline_counters` does that job there),
-   * and the counters' two B-trees are not rewritten with every batch.
+   * SQLite: writes `outcomes` inside the better-sqlite3 transaction the caller has open on `native`, within
+   * the store gate (the step commit writes a step's timeline with it: one transaction instead of two). Each
+   * row takes the next `seq` of its operation from the unique `(operation_id, operation_seq)` index in its
+   * own INSERT: SQLite has one writer at a time and a writing statement holds the write lock before it
+   * reads, so no counter row is needed (PostgreSQL's row lock on `agent_hooks_timeline_counters` does that
+   * job there), and the counters' two B-trees are not rewritten with every batch.
    */
-  writeOnSqlite(outcomes: readonly NewHookOutcome[]): void {
+  writeOnSqlite(native: NativeSqliteStatements, outcomes: readonly NewHookOutcome[]): void {
     if (outcomes.length === 0) return;
-    const table = this.db.table('agent_hooks_hook_outcomes');
-    const sql = (this.sqliteInsert ??=
-      `INSERT INTO ${table} (${COLUMNS.join(', ')}) SELECT ?, COALESCE(MAX("operation_seq"), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM ${table} WHERE "operation_id" = ?`);
+    const sql = this.sqliteInsert();
     try {
-      const insert = this.native().prepared(sql);
-      for (const o of outcomes) insert.run([o.operationId, o.at, o.point, o.hookId, o.source, o.outcome, o.errorCode ?? null, o.latencyMs, o.operationId]);
+      const insert = native.prepared(sql);
+      for (const outcome of outcomes) insert.run(sqliteRow(outcome));
     } catch (error) {
       throw asQueryFailed(sql, error);
     }
   }
 
-  private native(): NativeSqliteStatements {
-    return (this.nativeStatements ??= new NativeSqliteStatements(this.db.dataSource));
+  private sqliteInsert(): string {
+    const table = this.db.table('agent_hooks_hook_outcomes');
+    return (this.sqliteInsertSql ??= `INSERT INTO ${table} (${COLUMNS.join(', ')}) SELECT ?, COALESCE(MAX("operation_seq"), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM ${table} WHERE "operation_id" = ?`);
   }
 
   /** The INSERTs of the rows, at most ROWS_PER_INSERT each, numbered on from each operation's first `seq`. */

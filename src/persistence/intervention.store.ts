@@ -8,6 +8,7 @@
  * and, orthogonally, one `claim` per call (who executes it). `reply` is private (never in events or logs).
  */
 import { InterventionEntity } from './entities/intervention.entity.js';
+import { EntityColumns } from './entity-columns.js';
 import { insertValues, updateValues } from './entity-values.js';
 import { toInterventionRecord } from './record-mappers.js';
 import type { InterventionDecision } from '../runtime/runtime-store.port.js';
@@ -19,6 +20,8 @@ export type { InterventionDecision } from '../runtime/runtime-store.port.js';
 
 export class InterventionStore {
   private readonly db: StoreDatabase;
+  private columns: EntityColumns<InterventionEntity> | undefined;
+  private listPendingSql: string | undefined;
 
   constructor(
     database: StoreDatabase,
@@ -62,14 +65,12 @@ export class InterventionStore {
   }
 
   /** The `pendingTools` of `GET /v1/operations/:id`, in step then call order. */
+  /** Plain SQL: read by every `GET /v1/operations/:id` of an operation still running. */
   async listPending(operationId: string): Promise<InterventionRecord[]> {
-    const rows = await this.db.run((manager) =>
-      manager.find(InterventionEntity, {
-        where: { operationId, status: 'pending' },
-        order: { stepIndex: 'ASC', callIndex: 'ASC' },
-      }),
-    );
-    return rows.map(toInterventionRecord);
+    const columns = (this.columns ??= new EntityColumns(this.db.dataSource, InterventionEntity));
+    const sql = (this.listPendingSql ??= `SELECT ${columns.names} FROM ${this.db.table('agent_hooks_interventions')} WHERE "operation_id" = ${this.db.dialect === 'postgres' ? '$1' : '?'} AND "status" = 'pending' ORDER BY "step_index" ASC, "call_index" ASC`);
+    const { records } = await this.db.query(sql, [operationId]);
+    return records.map((raw) => toInterventionRecord(columns.hydrate(raw)));
   }
 
   /** Decides a pending `approval` once: true for the first decision, false if it was not pending (→ HTTP 409). */

@@ -7,7 +7,6 @@ import { MessageEntity } from './entities/message.entity.js';
 import { qualifiedTable } from './dialect.js';
 import { EntityColumns } from './entity-columns.js';
 import { insertMessages } from './message-writer.js';
-import { plainQuery } from './plain-query.js';
 import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import { toMessageRecord } from './record-mappers.js';
@@ -32,8 +31,8 @@ export class MessageStore {
     const source = this.db.dataSource;
     const columns = (this.columns ??= new EntityColumns(source, MessageEntity));
     const sql = (this.listSql ??= `SELECT ${columns.names} FROM ${qualifiedTable(source, 'agent_hooks_messages')} WHERE "operation_id" = ${this.db.dialect === 'postgres' ? '$1' : '?'} ORDER BY "seq" ASC`);
-    const result = await this.db.run((manager) => plainQuery(manager, sql, [operationId]));
-    return (result.records as Record<string, unknown>[]).map((raw) => toMessageRecord(columns.hydrate(raw)));
+    const result = await this.db.query(sql, [operationId]);
+    return result.records.map((raw) => toMessageRecord(columns.hydrate(raw)));
   }
 
   /** Appends `messages` in order, all or none; throws `OperationNotFoundError` for an unknown operation. */

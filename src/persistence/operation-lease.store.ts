@@ -25,7 +25,6 @@ import { qualifiedTable } from './dialect.js';
 import { EntityColumns } from './entity-columns.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
-import { plainQuery } from './plain-query.js';
 import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, OperationRecord } from './records.js';
 import { SqlParams } from './step-commit.sql.js';
@@ -196,7 +195,7 @@ export class OperationLeaseStore {
   }
 
   private async rows(sql: string, params: SqlParams): Promise<Record<string, unknown>[]> {
-    return (await this.db.run((manager) => plainQuery(manager, sql, params.values))).records;
+    return (await this.db.query(sql, params.values)).records;
   }
 
   private operations(): string {

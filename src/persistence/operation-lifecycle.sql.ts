@@ -52,11 +52,10 @@ export interface TerminalValues {
 }
 
 /**
- * The terminal transition (`status <> 'completed'`, version + 1), notifying only when it happened: one row
- * then — the completed operation's row (`op.*`), so that whoever runs the terminal sequence next need not read it.
+ * The terminal transition (`status <> 'completed'`, version + 1) returning the completed row, or no row
+ * when it was completed already: on SQLite the statement itself (atomic on its own).
  */
-export function completeSql(table: string, values: TerminalValues, notify: { channel: string; payload: string }): { sql: string; params: unknown[] } {
-  const params = new SqlParams(true);
+export function completeUpdateSql(params: SqlParams, table: string, values: TerminalValues): string {
   const b = (value: unknown) => params.bind(value);
   const sets = [
     `"status" = 'completed'`,
@@ -72,6 +71,16 @@ export function completeSql(table: string, values: TerminalValues, notify: { cha
   ];
   let where = `"id" = ${b(values.operationId)} AND "status" <> 'completed'`;
   if (values.fencedBy !== undefined) where += ` AND "lease_owner" = ${b(values.fencedBy)}`;
-  const sql = `WITH op AS (UPDATE ${table} SET ${sets.join(', ')} WHERE ${where} RETURNING *) SELECT op.*, pg_notify(${params.bind(notify.channel, 'text')}, ${params.bind(notify.payload, 'text')}) AS "notified" FROM op`;
+  return `UPDATE ${table} SET ${sets.join(', ')} WHERE ${where} RETURNING *`;
+}
+
+/**
+ * PostgreSQL: the terminal transition, notifying only when it happened: one row then — the completed
+ * operation's row (`op.*`), so that whoever runs the terminal sequence next need not read it.
+ */
+export function completeSql(table: string, values: TerminalValues, notify: { channel: string; payload: string }): { sql: string; params: unknown[] } {
+  const params = new SqlParams(true);
+  const update = completeUpdateSql(params, table, values);
+  const sql = `WITH op AS (${update}) SELECT op.*, pg_notify(${params.bind(notify.channel, 'text')}, ${params.bind(notify.payload, 'text')}) AS "notified" FROM op`;
   return { sql, params: params.values };
 }

@@ -4,24 +4,25 @@
  * `OperationLeaseStore`.
  */
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
+import type { ObjectLiteral } from 'typeorm';
 import type { TerminalReason } from '../hooks/agent-events.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
-import { insertMessagesFrom, toMessageRow } from './message-writer.js';
+import { toMessageRow } from './message-writer.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { qualifiedTable } from './dialect.js';
 import { EntityColumns } from './entity-columns.js';
-import { completeSql, createSql, type LifecycleColumns, type LifecycleTables } from './operation-lifecycle.sql.js';
+import { completeSql, completeUpdateSql, createSql, type LifecycleColumns, type LifecycleTables } from './operation-lifecycle.sql.js';
 import { plainQuery } from './plain-query.js';
 import type { OperationEvent } from '../runtime/operation-events.port.js';
 import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, NewCallerHook, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
-import { isUniqueViolation } from './sql-errors.js';
+import { asQueryFailed, isUniqueViolation } from './sql-errors.js';
+import { insertRowsSql, SqlParams } from './step-commit.sql.js';
 import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
-import { insertValues, updateValues } from './entity-values.js';
+import { updateValues } from './entity-values.js';
 import type { NewOperation, TerminalHold } from '../runtime/runtime-store.port.js';
 import type { ClientToolDeclaration } from '../runtime/tools/client-tools.js';
 
@@ -93,11 +94,7 @@ export class OperationStore {
       if (existing) return { operation: existing, created: false };
     }
     try {
-      const { operation, messages } = this.db.dialect === 'postgres' ? await this.createInOneStatement(input) : await this.db.transaction(async (manager, events) => {
-        const inserted = await this.insert(manager, input);
-        events.publish({ operationId: inserted.operation.id, kind: 'created', status: inserted.operation.status, version: inserted.operation.version });
-        return inserted;
-      });
+      const { operation, messages } = this.db.dialect === 'postgres' ? await this.createInOneStatement(input) : await this.createOnSqlite(input);
       return { operation, created: true, messages };
     } catch (error) {
       // A concurrent create with the same key won the unique index: answer with its operation.
@@ -113,7 +110,7 @@ export class OperationStore {
   async get(operationId: string): Promise<OperationRecord | null> {
     const { operations } = this.columns();
     const sql = (this.getSql ??= `SELECT ${operations.names} FROM ${this.tables().operations} WHERE "id" = ${this.db.dialect === 'postgres' ? '$1' : '?'}`);
-    const [raw] = (await this.db.run((manager) => plainQuery(manager, sql, [operationId]))).records as Record<string, unknown>[];
+    const [raw] = (await this.db.query(sql, [operationId])).records;
     return raw ? toOperationRecord(operations.hydrate(raw)) : null;
   }
 
@@ -122,23 +119,21 @@ export class OperationStore {
     const completed: string[] = [];
     for (let start = 0; start < operationIds.length; start += COMPLETED_AMONG_CHUNK) {
       const ids = operationIds.slice(start, start + COMPLETED_AMONG_CHUNK);
-      const rows = await this.db.run((manager) =>
-        manager
-          .createQueryBuilder(OperationEntity, 'operation')
-          .select('operation.id', 'id')
-          .where('operation.id IN (:...ids) AND operation.status = :completed', { ids, completed: 'completed' })
-          .getRawMany<{ id: string }>(),
-      );
-      for (const row of rows) completed.push(row.id);
+      const params = new SqlParams(this.db.dialect === 'postgres');
+      const list = ids.map((id) => params.bind(id)).join(', ');
+      const sql = `SELECT "id" FROM ${this.tables().operations} WHERE "id" IN (${list}) AND "status" = 'completed'`;
+      for (const row of (await this.db.query(sql, params.values)).records) completed.push(row['id'] as string);
     }
     return completed;
   }
 
+  /** Plain SQL: read by every create that carries an idempotency key (the unique index answers it). */
   async findByIdempotencyKey(ownerId: string | undefined, idempotencyKey: string): Promise<OperationRecord | null> {
-    const row = await this.db.run((manager) =>
-      manager.findOneBy(OperationEntity, { idempotencyOwner: ownerId ?? '', idempotencyKey }),
-    );
-    return row ? toOperationRecord(row) : null;
+    const { operations } = this.columns();
+    const [owner, key] = this.db.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
+    const sql = `SELECT ${operations.names} FROM ${this.tables().operations} WHERE "idempotency_owner" = ${owner} AND "idempotency_key" = ${key} LIMIT 1`;
+    const [raw] = (await this.db.query(sql, [ownerId ?? '', idempotencyKey])).records;
+    return raw ? toOperationRecord(operations.hydrate(raw)) : null;
   }
 
   /**
@@ -151,36 +146,13 @@ export class OperationStore {
   }
 
   /**
-   * `complete`, answering null when the operation was completed already; otherwise, on PostgreSQL, the
-   * completed row as the transition's own statement returned it (with its message counter), nothing read
-   * back. SQLite answers no row.
+   * `complete`, answering null when the operation was completed already; otherwise the completed row as
+   * the transition's own statement returned it (with its message counter), nothing read back.
    */
   async completeReturning(operationId: string, reason: TerminalReason, error?: TerminalError, hold?: TerminalHold): Promise<{ row?: CompletedRow } | null> {
     const now = nowIso(this.options);
     if (this.db.dialect === 'postgres') return this.completeInOneStatement(operationId, reason, now, error, hold);
-    // SQLite: a transaction, so the completion event is published only once it committed.
-    const result = await this.db.transaction(async (manager, events) => {
-      const update = await manager
-        .createQueryBuilder()
-        .update(OperationEntity)
-        .set(
-          updateValues<OperationEntity>({
-          status: 'completed',
-          reason,
-          ...terminalValues(now, error, hold),
-          completedAt: now,
-          updatedAt: now,
-          version: () => '"version" + 1',
-        }),
-        )
-        .where('"id" = :operationId AND "status" <> :completed', { operationId, completed: 'completed' })
-        .andWhere(hold?.leaseOwner !== undefined ? '"lease_owner" = :leaseOwner' : '1 = 1', hold?.leaseOwner !== undefined ? { leaseOwner: hold.leaseOwner } : {})
-        .execute();
-      // The new version is not read back here: subscribers that need it read the operation.
-      if (update.affected === 1) events.publish({ operationId, kind: 'status', status: 'completed' });
-      return update;
-    });
-    return result.affected === 1 ? {} : null;
+    return this.completeOnSqlite(operationId, reason, now, error, hold);
   }
 
   /** Extends `owner`'s hold on a completed operation's terminal sequence; false once it lapsed and was taken over. */
@@ -203,7 +175,7 @@ export class OperationStore {
     // Plain SQL: once per operation on the path of every run (issue 14); the version stays (a lease field, a time).
     const [nowParam, idParam] = this.db.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
     const sql = `UPDATE ${this.tables().operations} SET "terminal_hooks_at" = ${nowParam}, "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = ${idParam} AND "status" = 'completed'`;
-    await this.db.run((manager) => plainQuery(manager, sql, [now, operationId]));
+    await this.db.query(sql, [now, operationId]);
   }
 
   /**
@@ -238,12 +210,68 @@ export class OperationStore {
     return claimed;
   }
 
+  /**
+   * SQLite: the rows in better-sqlite3's own transaction with prepared statements (as the step commit; a
+   * host's other SQLite driver: a TypeORM transaction); the `created` event once it committed.
+   */
+  private async createOnSqlite(input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
+    const { operation, hooks, messages } = this.rows(input);
+    const tables = this.tables();
+    const columns = this.columns();
+    const inserts: { sql: string; values: unknown[] }[] = [];
+    const insert = <T extends ObjectLiteral>(table: string, entityColumns: EntityColumns<T>, rows: readonly T[]) => {
+      const params = new SqlParams(false);
+      inserts.push({ sql: insertRowsSql(params, table, entityColumns, rows), values: params.values });
+    };
+    insert(tables.operations, columns.operations, [operation]);
+    if (hooks.length > 0) insert(tables.callerHooks, columns.callerHooks, hooks);
+    insert(tables.messages, columns.messages, messages);
+    const event: OperationEvent = { operationId: operation.id, kind: 'created', status: operation.status, version: operation.version };
+    if (!this.db.nativeSqlite) {
+      await this.db.transaction(async (manager, events) => {
+        for (const statement of inserts) await plainQuery(manager, statement.sql, statement.values);
+        events.publish(event);
+      });
+      return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
+    }
+    await this.db.runNative((native) => {
+      let sql = '';
+      try {
+        native.inTransaction(() => {
+          for (const statement of inserts) {
+            sql = statement.sql;
+            native.prepared(sql).run(statement.values);
+          }
+        });
+      } catch (error) {
+        throw asQueryFailed(sql, error);
+      }
+    });
+    this.db.committedAlone([event]);
+    return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
+  }
+
+  /**
+   * SQLite: the guarded UPDATE … RETURNING the completed row, one statement (atomic on its own; nothing
+   * read back), its event once it committed.
+   */
+  private async completeOnSqlite(operationId: string, reason: TerminalReason, now: string, error?: TerminalError, hold?: TerminalHold): Promise<{ row: CompletedRow } | null> {
+    const params = new SqlParams(false);
+    const sql = completeUpdateSql(params, this.tables().operations, { operationId, reason, ...terminalValues(now, error, hold), now, ...(hold?.leaseOwner !== undefined ? { fencedBy: hold.leaseOwner } : {}) });
+    const [raw] = (await this.db.query(sql, params.values)).records;
+    if (!raw) return null;
+    // The new version is not read back here: subscribers that need it read the operation.
+    this.db.committedAlone([{ operationId, kind: 'status', status: 'completed' }]);
+    const entity = this.columns().operations.hydrate(raw);
+    return { row: { operation: toOperationRecord(entity), messageSeq: Number(entity.messageSeq) } };
+  }
+
   /** PostgreSQL: rows and NOTIFY as one statement (operation-lifecycle.sql.ts). */
   private async createInOneStatement(input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
     const { operation, hooks, messages } = this.rows(input);
     const event: OperationEvent = { operationId: operation.id, kind: 'created', status: operation.status, version: operation.version };
     const { sql, params } = createSql(this.tables(), this.columns(), { operation, hooks, messages }, { channel: this.db.eventsChannel, payload: this.db.notifyPayload([event]) });
-    await this.db.run((manager) => plainQuery(manager, sql, params));
+    await this.db.query(sql, params);
     this.db.committedAlone([event]);
     return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
   }
@@ -262,7 +290,7 @@ export class OperationStore {
       },
       { channel: this.db.eventsChannel, payload: this.db.notifyPayload([event]) },
     );
-    const result = await this.db.run((manager) => plainQuery(manager, sql, params));
+    const result = await this.db.query(sql, params);
     const [raw] = result.records;
     if (result.records.length !== 1 || !raw) return null;
     // The new version is not read back here: subscribers that need it read the operation.
@@ -288,23 +316,6 @@ export class OperationStore {
       callerHooks: new EntityColumns(source, OperationCallerHookEntity),
       messages: new EntityColumns(source, MessageEntity),
     });
-  }
-
-  private async insert(manager: EntityManager, input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
-    const { operation: row, hooks } = this.rows(input);
-    const now = row.createdAt;
-    await manager.createQueryBuilder().insert().into(OperationEntity).values(insertValues(row)).updateEntity(false).execute();
-    if (hooks.length > 0) {
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(OperationCallerHookEntity)
-        .values(hooks.map((hook) => insertValues(hook)))
-        .updateEntity(false)
-        .execute();
-    }
-    const messages = await insertMessagesFrom(manager, row.id, 1, [{ role: 'user', content: input.prompt }], now);
-    return { operation: toOperationRecord(row), messages };
   }
 
   /** The rows a new operation is: its own, its caller hooks in registration order, its prompt (message 1). */

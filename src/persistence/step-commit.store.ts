@@ -20,7 +20,6 @@ import { EntityColumns } from './entity-columns.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { toMessageRow } from './message-writer.js';
-import { NativeSqliteStatements } from './native-sqlite.js';
 import { asQueryFailed } from './sql-errors.js';
 import { OperationNotFoundError, StaleOperationError } from './persistence-errors.js';
 import { plainQuery } from './plain-query.js';
@@ -90,7 +89,6 @@ export class StepCommitStore {
   private readonly db: StoreDatabase;
   private commitTables: CommitTables | undefined;
   private entityColumns: { operations: EntityColumns<OperationEntity>; messages: EntityColumns<MessageEntity> } | undefined;
-  private native: NativeSqliteStatements | undefined;
 
   constructor(
     database: StoreDatabase,
@@ -101,7 +99,7 @@ export class StepCommitStore {
 
   /** Whether a commit's `timeline` rows are written in its transaction (SQLite, no failpoint set). */
   get writesTimeline(): boolean {
-    return this.db.dialect === 'sqlite' && this.options.failpoints?.afterOperationUpdate === undefined && this.options.timeline !== undefined;
+    return this.db.nativeSqlite && this.options.failpoints?.afterOperationUpdate === undefined && this.options.timeline !== undefined;
   }
 
   /**
@@ -119,7 +117,7 @@ export class StepCommitStore {
       this.db.dialect === 'postgres' && this.options.failpoints?.afterOperationUpdate === undefined && (input.messages?.length ?? 0) < EVENTS_PER_NOTIFY;
     if (input.timeline !== undefined && input.timeline.length > 0 && !this.writesTimeline) throw new TypeError('this commit store writes no timeline rows: see writesTimeline');
     if (oneStatement) return this.commitInOneStatement(input);
-    if (this.db.dialect === 'sqlite' && this.options.failpoints?.afterOperationUpdate === undefined) return this.commitOnSqlite(input);
+    if (this.db.nativeSqlite && this.options.failpoints?.afterOperationUpdate === undefined) return this.commitOnSqlite(input);
     return this.commitInTransaction(input);
   }
 
@@ -128,8 +126,7 @@ export class StepCommitStore {
    * the store gate (no other store statement can interleave; nothing is awaited between BEGIN and COMMIT).
    */
   private async commitOnSqlite(input: StepCommit): Promise<StepCommitResult> {
-    const committed = await this.db.run(async (manager) => {
-      const native = (this.native ??= new NativeSqliteStatements(this.db.dataSource));
+    const committed = await this.db.runNative((native) => {
       const now = nowIso(this.options);
       const { operationId } = input;
       const tables = this.tables();
@@ -137,9 +134,8 @@ export class StepCommitStore {
       const updateSql = updateOperationSql(update, tables.operations, input, now);
       const rows = (input.messages ?? []).map((message) => toMessageRow(operationId, 0, message, now));
       let sql = updateSql;
-      let result: StepCommitResult | undefined;
       try {
-        result = native.db.transaction(() => {
+        return native.inTransaction(() => {
           const raw = native.prepared(updateSql).get(update.values);
           if (!raw) return undefined;
           const done = this.committed(input, now, raw, rows);
@@ -148,15 +144,15 @@ export class StepCommitStore {
             sql = insertRowsSql(insert, tables.messages, this.columns().messages, rows);
             native.prepared(sql).run(insert.values);
           }
-          if (input.timeline !== undefined) this.options.timeline?.writeOnSqlite(input.timeline);
+          if (input.timeline !== undefined) this.options.timeline?.writeOnSqlite(native, input.timeline);
           return done;
-        })();
+        });
       } catch (error) {
         throw asQueryFailed(sql, error);
       }
-      if (!result) throw await this.refusal(manager, input);
-      return result;
     });
+    // Refused: why, in a turn of its own (as on PostgreSQL).
+    if (!committed) throw await this.db.run((manager) => this.refusal(manager, input));
     // Out after the commit (and after the gate's turn), as `transaction` does.
     this.db.committedAlone(commitEvents(committed));
     return committed;

@@ -35,7 +35,6 @@ import { qualifiedTable } from './dialect.js';
 import { EntityColumns } from './entity-columns.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
-import { plainQuery } from './plain-query.js';
 import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, OperationRecord } from './records.js';
 import type { StoreDatabase } from './store-database.js';
@@ -313,7 +312,7 @@ export class StepStateStore {
   }
 
   private async rows(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
-    const result = await this.db.run((manager) => plainQuery(manager, sql, params));
+    const result = await this.db.query(sql, params);
     return result.records as Record<string, unknown>[];
   }
 

@@ -18,7 +18,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { OperationEvent } from '../runtime/operation-events.port.js';
+import { asQueryFailed } from './sql-errors.js';
 import { dialectOf, qualifiedTable, schemaOf, type SqlDialect } from './dialect.js';
+import { NativeSqliteStatements, runNative } from './native-sqlite.js';
+import { plainQuery, type PlainResult } from './plain-query.js';
 
 /** The PostgreSQL channel of operation events in the default schema (`LISTEN agent_hooks_events`). */
 export const OPERATION_EVENTS_CHANNEL = 'agent_hooks_events';
@@ -52,6 +55,8 @@ export const EVENTS_PER_NOTIFY = 40;
 
 export class StoreDatabase {
   readonly dialect: SqlDialect;
+  /** SQLite through better-sqlite3, whose own handle `runNative` uses (a host's other SQLite drivers go through TypeORM). */
+  readonly nativeSqlite: boolean;
   /** Names this database handle in the events it notifies, so its own listener can skip them. */
   readonly origin = randomUUID();
   /** The NOTIFY channel of this schema's operation events (`eventsChannelOf`). */
@@ -59,9 +64,13 @@ export class StoreDatabase {
   private readonly committed = new Subject<OperationEvent>();
   /** The end of the SQLite queue; each call chains onto it. */
   private tail: Promise<unknown> = Promise.resolve();
+  /** Calls in the SQLite queue, running or waiting: none means a synchronous call may run at once. */
+  private queued = 0;
+  private nativeStatements: NativeSqliteStatements | undefined;
 
   constructor(readonly dataSource: DataSource) {
     this.dialect = dialectOf(dataSource);
+    this.nativeSqlite = dataSource.options.type === 'better-sqlite3';
     this.eventsChannel = eventsChannelOf(dataSource);
   }
 
@@ -91,6 +100,41 @@ export class StoreDatabase {
    */
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.exclusive(() => work(this.dataSource.manager));
+  }
+
+  /**
+   * SQLite only: `work` on better-sqlite3's own handle and prepared statements (`native-sqlite.ts`), in the
+   * gate's order. It is synchronous, so nothing can interleave with it: when nothing is queued it runs at
+   * once, without waiting for a turn.
+   */
+  runNative<T>(work: (native: NativeSqliteStatements) => T): Promise<T> {
+    if (!this.nativeSqlite) throw new TypeError('runNative is for better-sqlite3');
+    const native = (this.nativeStatements ??= new NativeSqliteStatements(this.dataSource));
+    if (this.queued === 0) {
+      try {
+        return Promise.resolve(work(native));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    return this.exclusive(async () => work(native));
+  }
+
+  /**
+   * One hand-written statement outside a transaction and its rows (`RETURNING` rows included): on SQLite a
+   * prepared statement of the native handle (TypeORM's query runner cost more than the statement, issue 14),
+   * on PostgreSQL `plainQuery` on the pool.
+   */
+  query(sql: string, params: readonly unknown[]): Promise<PlainResult> {
+    if (this.dialect === 'postgres') return plainQuery(this.dataSource.manager, sql, params);
+    if (!this.nativeSqlite) return this.run((manager) => plainQuery(manager, sql, params));
+    return this.runNative((native) => {
+      try {
+        return runNative(native, sql, params);
+      } catch (error) {
+        throw asQueryFailed(sql, error);
+      }
+    });
   }
 
   /**
@@ -126,9 +170,13 @@ export class StoreDatabase {
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     if (this.dialect === 'postgres') return work();
+    this.queued++;
     const turn = this.tail.then(work);
     // The queue goes on whether this call succeeds or fails; its caller sees its own result.
-    this.tail = turn.catch(() => undefined);
+    this.tail = turn.then(
+      () => void this.queued--,
+      () => void this.queued--,
+    );
     return turn;
   }
 }

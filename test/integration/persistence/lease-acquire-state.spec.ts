@@ -82,7 +82,7 @@ describeEachDriver('G2 the lease answers the operation as a read would, on %s', 
     await stores.leases.letGo(operation.id, 'holder-c');
   });
 
-  /** The SQL text of every statement `work` sends (PostgreSQL: the pool plain SQL goes to; SQLite: TypeORM's query log). */
+  /** The SQL text of every statement `work` sends (PostgreSQL: the pool plain SQL goes to; SQLite: TypeORM's query log and `StoreDatabase.query`). */
   async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
     const sent: string[] = [];
     const target = (driver === 'postgres' ? (db.dataSource.driver as unknown as { master: object }).master : db.dataSource.logger) as Record<string, unknown>;
@@ -93,11 +93,21 @@ describeEachDriver('G2 the lease answers the operation as a read would, on %s', 
       sent.push(String(args[0]));
       return original.apply(this, args);
     };
+    // SQLite: a statement outside a transaction runs on better-sqlite3's own handle (`StoreDatabase.query`), not through TypeORM.
+    const database = stores.database;
+    const query = database.query;
+    if (driver !== 'postgres') {
+      database.query = function recorded(this: typeof database, sql: string, params: readonly unknown[]) {
+        sent.push(sql);
+        return query.call(this, sql, params);
+      };
+    }
     try {
       await work();
     } finally {
       if (own) target[name] = original;
       else delete target[name];
+      database.query = query;
     }
     return sent;
   }

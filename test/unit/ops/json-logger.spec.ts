@@ -75,6 +75,16 @@ describe('JsonLogger', () => {
     expect(line).toContain('[redacted]');
   });
 
+  it('S1: a flat line with one secret key at the top is redacted too; a flat line without one is written as it is', () => {
+    const { logger, lines } = capture();
+    logger.log({ msg: 'x', route: '/v1/operations', status: 201, token: 'sk-live-3' }, 'Http');
+    logger.log({ msg: 'GET /v1/operations/:id 200 1.2ms', requestId: 'r-1', method: 'GET', route: '/v1/operations/:id', status: 200, latencyMs: 1.2 }, 'Http');
+    const [secret, plain] = lines();
+    expect(JSON.stringify(secret)).not.toContain('sk-live-3');
+    expect(secret).toMatchObject({ token: '[redacted]', status: 201 });
+    expect(plain).toMatchObject({ level: 'info', context: 'Http', msg: 'GET /v1/operations/:id 200 1.2ms', requestId: 'r-1', method: 'GET', route: '/v1/operations/:id', status: 200, latencyMs: 1.2 });
+  });
+
   it('levels: below the configured level nothing is written; setLogLevels takes the lowest Nest level given', () => {
     const { logger, lines } = capture('warn');
     logger.log('hidden');
