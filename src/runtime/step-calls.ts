@@ -20,7 +20,7 @@ import { WAITING, type StepContext, type StepResult } from './step-context.js';
 import { ToolCallRunner, type ToolCallInput } from './tool-call.runner.js';
 import { isAgentCall } from './tools/agent-call.tool.js';
 import { ToolError, type ToolDefinition } from './tools/tool-types.js';
-import { AgentTracer } from '../tracing/agent-tracer.js';
+import { AgentTracer, type SpanAttributes, type TraceSpan } from '../tracing/agent-tracer.js';
 import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
 import { SHOWN_TOOL_NAME_LENGTH, TOOL_NOT_AVAILABLE } from './tools/unavailable-tool.js';
 
@@ -91,34 +91,33 @@ export class StepCalls {
     // A model may emit any name (G1): the span carries a bounded one, as the published error does.
     const name = `${call.identifier}/${call.apiName}`.slice(0, SHOWN_TOOL_NAME_LENGTH);
     // Built only when a span is started (an SDK is registered).
-    const attributes = () => ({
-      [GEN_AI.operationName]: 'execute_tool',
-      [GEN_AI.toolName]: name,
-      [GEN_AI.toolCallId]: call.id,
-      [GEN_AI.toolType]: plan.tools[callIndex]?.source === 'mcp' ? 'extension' : 'function',
-      [OURS.operationId]: step.operationId,
-      ...(this.tracer.captureContent ? { [GEN_AI.toolCallArguments]: JSON.stringify(call.args) } : {}),
-    });
-    return this.tracer.span(`execute_tool ${name}`, 'internal', attributes, async (span) => {
-      const outcome = await this.route(step, plan, callIndex);
-      // Waiting for a decision, a deferred result or a child: no outcome yet.
-      if (outcome === 'awaiting' || (typeof outcome === 'object' && outcome.end === WAITING)) span.set({ [OURS.toolOutcome]: 'pending' });
-      return outcome;
-    });
+    const attributes = (): SpanAttributes => {
+      const built: SpanAttributes = {
+        [GEN_AI.operationName]: 'execute_tool',
+        [GEN_AI.toolName]: name,
+        [GEN_AI.toolCallId]: call.id,
+        [GEN_AI.toolType]: plan.tools[callIndex]?.source === 'mcp' ? 'extension' : 'function',
+        [OURS.operationId]: step.operationId,
+      };
+      if (this.tracer.captureContent) built[GEN_AI.toolCallArguments] = JSON.stringify(call.args);
+      return built;
+    };
+    return this.tracer.span(`execute_tool ${name}`, 'internal', attributes, (span) => this.route(step, plan, callIndex, span));
   }
 
-  private async route(step: StepContext, plan: CallPlan, callIndex: number): Promise<CallOutcome> {
+  /** The call by its route; `span` is its `execute_tool` span, which gets the outcome (or `pending`). */
+  private async route(step: StepContext, plan: CallPlan, callIndex: number, span: TraceSpan): Promise<CallOutcome> {
     const input = toolCallInput(step, plan, callIndex);
     const route = plan.routes[callIndex]!;
-    if (route === 'unavailable') return this.publish(step, (await this.tools.unavailable(input)).message);
+    if (route === 'unavailable') return this.publish(step, span, (await this.tools.unavailable(input)).message);
     const item = plan.interventions.get(input.call.id);
     if (route === 'approval') {
-      const decided = await this.decided(step, plan, callIndex, item);
-      if (decided !== 'approved') return decided;
+      const decided = await this.decided(step, plan, callIndex, item, span);
+      if (decided !== 'approved') return pendingOn(span, decided);
     }
-    if (plan.agentCalls[callIndex]) return this.agentCall(step, input, item);
-    if (route === 'deferred') return this.deferredCall(step, input, item);
-    return this.runHere(step, input);
+    if (plan.agentCalls[callIndex]) return pendingOn(span, await this.agentCall(step, input, item, span));
+    if (route === 'deferred') return pendingOn(span, await this.deferredCall(step, input, item, span));
+    return this.runHere(step, input, span);
   }
 
   /**
@@ -127,7 +126,7 @@ export class StepCalls {
    * approved — claimed for this executor, or, claimed before (a crash mid-execution), an unknown-outcome
    * receipt: never run blindly a second time.
    */
-  private async decided(step: StepContext, plan: CallPlan, callIndex: number, item: StoredIntervention | undefined): Promise<'approved' | CallOutcome> {
+  private async decided(step: StepContext, plan: CallPlan, callIndex: number, item: StoredIntervention | undefined, span: TraceSpan): Promise<'approved' | CallOutcome> {
     const call = plan.calls[callIndex]!;
     if (!item || item.status === 'pending') {
       const paused = await this.awaitApproval(step, plan, callIndex);
@@ -136,9 +135,9 @@ export class StepCalls {
     if (item.status === 'rejected') {
       if (item.decision !== 'rejectAndContinue') return { end: { terminal: 'interrupted' } };
       // A rejection receipt holds no tool output: published directly (P2).
-      return this.publish(step, rejectionReceipt(call, item.decisionReason));
+      return this.publish(step, span, rejectionReceipt(call, item.decisionReason));
     }
-    if (!(await this.store.claim(step.operationId, call.id, this.claimant))) return this.publish(step, unknownOutcomeReceipt(call));
+    if (!(await this.store.claim(step.operationId, call.id, this.claimant))) return this.publish(step, span, unknownOutcomeReceipt(call));
     return 'approved';
   }
 
@@ -165,10 +164,10 @@ export class StepCalls {
   }
 
   /** `agents/call`: its placeholder known from before (pending or answered), else the child starts now. */
-  private async agentCall(step: StepContext, input: ToolCallInput, item: StoredIntervention | undefined): Promise<CallOutcome> {
+  private async agentCall(step: StepContext, input: ToolCallInput, item: StoredIntervention | undefined, span: TraceSpan): Promise<CallOutcome> {
     if (item?.kind === 'deferred') return item.status === 'pending' ? 'awaiting' : 'done';
     const message = await this.callAgent(step, input);
-    return message ? this.publish(step, message) : 'awaiting';
+    return message ? this.publish(step, span, message) : 'awaiting';
   }
 
   /**
@@ -212,28 +211,27 @@ export class StepCalls {
   }
 
   /** A deferred call: its placeholder known from before (pending or answered), else handed out now — unless mocked or denied. */
-  private async deferredCall(step: StepContext, input: ToolCallInput, item: StoredIntervention | undefined): Promise<CallOutcome> {
+  private async deferredCall(step: StepContext, input: ToolCallInput, item: StoredIntervention | undefined, span: TraceSpan): Promise<CallOutcome> {
     if (item) return item.status === 'pending' ? 'awaiting' : 'done';
     const outcome = await this.tools.run(input, { handOut: true });
-    if (!('handedOut' in outcome)) return this.publish(step, outcome.message);
+    if (!('handedOut' in outcome)) return this.publish(step, span, outcome.message);
     const { id: toolCallId, identifier, apiName, args } = input.call;
     await this.store.recordInterventions(step.operationId, [{ toolCallId, stepIndex: input.stepIndex, callIndex: input.callIndex, identifier, apiName, args, kind: 'deferred' }]);
     return 'awaiting';
   }
 
   /** A call this process executes: the whole chain of DESIGN §3, then the publish. */
-  private async runHere(step: StepContext, input: ToolCallInput): Promise<CallOutcome> {
+  private async runHere(step: StepContext, input: ToolCallInput, span: TraceSpan): Promise<CallOutcome> {
     const outcome = await this.tools.run(input);
     // P1: the result is written only now, after result control; message and state change are one transaction.
-    return this.publish(step, outcome.message, outcome.mocked === true);
+    return this.publish(step, span, outcome.message, outcome.mocked === true);
   }
 
-  private async publish(step: StepContext, message: NewMessage, mocked = false): Promise<'done'> {
+  private async publish(step: StepContext, span: TraceSpan, message: NewMessage, mocked = false): Promise<'done'> {
     const { operation, leaseOwner } = step;
-    this.tracer.annotate(() => ({
-      [OURS.toolOutcome]: toolOutcome(message, mocked),
-      ...(this.tracer.captureContent ? { [GEN_AI.toolCallResult]: message.content } : {}),
-    }));
+    if (span.recording) {
+      span.set(this.tracer.captureContent ? { [OURS.toolOutcome]: toolOutcome(message, mocked), [GEN_AI.toolCallResult]: message.content } : { [OURS.toolOutcome]: toolOutcome(message, mocked) });
+    }
     // Under a lease the timeline of the hooks that decided this result is durable with it, so a process
     // killed right after the publish leaves no published result without its timeline.
     const end = step.endWithPublish;
@@ -267,6 +265,12 @@ function toolCallInput(step: StepContext, plan: CallPlan, callIndex: number): To
     ...(tool ? { tool } : {}),
     environment: step.dispatchOptions.environment,
   };
+}
+
+/** Waiting for a decision, a deferred result or a child: the call's span says `pending` (no outcome yet). */
+function pendingOn(span: TraceSpan, outcome: CallOutcome): CallOutcome {
+  if (span.recording && (outcome === 'awaiting' || (typeof outcome === 'object' && outcome.end === WAITING))) span.set({ [OURS.toolOutcome]: 'pending' });
+  return outcome;
 }
 
 const NO_INTERVENTIONS: ReadonlyMap<string, StoredIntervention> = new Map();

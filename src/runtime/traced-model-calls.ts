@@ -6,7 +6,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ResolvedAgent } from './agent-directory.port.js';
 import type { ChatRequest, ChatResponse } from './models/chat-model.js';
-import { AgentTracer } from '../tracing/agent-tracer.js';
+import { AgentTracer, type SpanAttributes, type TraceSpan } from '../tracing/agent-tracer.js';
 import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
 
 @Injectable()
@@ -16,27 +16,30 @@ export class TracedModelCalls {
   complete(agent: ResolvedAgent, request: ChatRequest, operationId: string): Promise<ChatResponse> {
     const model = agent.modelInfo?.name ?? 'unknown';
     // Built only when a span is started (an SDK is registered).
-    const attributes = () => ({
-      [GEN_AI.operationName]: 'chat',
-      [GEN_AI.requestModel]: model,
-      [GEN_AI.agentName]: agent.id,
-      [GEN_AI.conversationId]: operationId,
-      [OURS.operationId]: operationId,
-      ...(agent.modelInfo ? { [GEN_AI.providerName]: agent.modelInfo.provider } : {}),
+    const attributes = (): SpanAttributes => {
+      const built: SpanAttributes = { [GEN_AI.operationName]: 'chat', [GEN_AI.requestModel]: model, [GEN_AI.agentName]: agent.id, [GEN_AI.conversationId]: operationId, [OURS.operationId]: operationId };
+      if (agent.modelInfo) built[GEN_AI.providerName] = agent.modelInfo.provider;
+      return built;
+    };
+    // No async frame around the call (each promise costs while a context manager is active).
+    return this.tracer.span(`chat ${model}`, 'client', attributes, (span) => {
+      const answered = agent.model.complete(request);
+      return span.recording ? answered.then((response) => this.usageOn(span, request, response)) : answered;
     });
-    return this.tracer.span(`chat ${model}`, 'client', attributes, async (span) => {
-      const response = await agent.model.complete(request);
-      if (span.recording) {
-        span.set({
-          [GEN_AI.inputTokens]: response.usage.inputTokens,
-          [GEN_AI.outputTokens]: response.usage.outputTokens,
-          [GEN_AI.finishReasons]: [response.toolCalls.length > 0 ? 'tool_calls' : 'stop'],
-          ...(this.tracer.captureContent
-            ? { [GEN_AI.inputMessages]: JSON.stringify(request.messages), [GEN_AI.outputMessages]: JSON.stringify([{ role: 'assistant', content: response.content, toolCalls: response.toolCalls }]) }
-            : {}),
-        });
-      }
-      return response;
-    });
+  }
+
+  /** The usage and finish reason on the span, known once the model answered (and the messages, when captured). */
+  private usageOn(span: TraceSpan, request: ChatRequest, response: ChatResponse): ChatResponse {
+    const attributes: SpanAttributes = {
+      [GEN_AI.inputTokens]: response.usage.inputTokens,
+      [GEN_AI.outputTokens]: response.usage.outputTokens,
+      [GEN_AI.finishReasons]: [response.toolCalls.length > 0 ? 'tool_calls' : 'stop'],
+    };
+    if (this.tracer.captureContent) {
+      attributes[GEN_AI.inputMessages] = JSON.stringify(request.messages);
+      attributes[GEN_AI.outputMessages] = JSON.stringify([{ role: 'assistant', content: response.content, toolCalls: response.toolCalls }]);
+    }
+    span.set(attributes);
+    return response;
   }
 }

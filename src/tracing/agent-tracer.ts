@@ -50,6 +50,8 @@ const NOOP_SPAN: TraceSpan = Object.freeze({ recording: false, set: () => undefi
 
 /** `00-<trace id>-<span id>-<flags>` (W3C Trace Context, version 00). */
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+/** Where a `traceparent`'s span id begins (`00-` and the 32-digit trace id before it). */
+const SPAN_ID_AT = 36;
 /** A stored or received `tracestate` is bounded as the W3C spec bounds it (32 members, 512 characters). */
 const MAX_TRACESTATE = 512;
 
@@ -75,6 +77,12 @@ class OtelSpan implements TraceSpan {
   }
 
   end(): void {
+    this.span.end();
+  }
+
+  /** A throw out of the span's work: its `error.type`, then the end. */
+  failAndEnd(error: unknown): void {
+    this.fail(errorType(error));
     this.span.end();
   }
 }
@@ -165,7 +173,7 @@ export class AgentTracer {
     const stored = operation?.traceContext;
     if (!this.otel || !operation || !stored) return work();
     const active = this.otel.trace.getActiveSpan();
-    if (active?.isRecording() && stored.traceparent.includes(`-${active.spanContext().spanId}-`)) return work();
+    if (active?.isRecording() && stored.traceparent.startsWith(active.spanContext().spanId, SPAN_ID_AT)) return work();
     // No SDK: the stored context made active is all the step's webhooks need to propagate (O2).
     if (!this.tracer()) return this.inOperation(stored, work);
     return this.inOperation(stored, () =>
@@ -187,24 +195,38 @@ export class AgentTracer {
     const tracer = this.tracer();
     if (!this.otel || !tracer) return work(NOOP_SPAN);
     const otel = this.otel;
-    const span = tracer.startSpan(name, { kind: kind === 'client' ? otel.SpanKind.CLIENT : otel.SpanKind.INTERNAL, attributes: typeof attributes === 'function' ? attributes() : attributes });
+    // One read of the active context: the span's parent, and what the span's own context extends.
+    const parent = otel.context.active();
+    const span = tracer.startSpan(name, { kind: kind === 'client' ? otel.SpanKind.CLIENT : otel.SpanKind.INTERNAL, attributes: typeof attributes === 'function' ? attributes() : attributes }, parent);
     // Sampled out, with nothing to propagate: no context switch.
     if (!span.isRecording() && !otel.trace.isSpanContextValid(span.spanContext())) return work(NOOP_SPAN);
-    return this.runIn(span, work);
+    return this.runIn(span, parent, work);
   }
 
-  /** `work` with `span` active; the span ends when `work` settles. */
-  private async runIn<T>(span: Span, work: (span: TraceSpan) => Promise<T>): Promise<T> {
+  /**
+   * `work` with `span` active; the span ends when `work` settles. Not `async`: with a context manager, every
+   * promise pays its init hook (and carries the context), and an async frame around an `await` is two more.
+   */
+  private runIn<T>(span: Span, parent: Context, work: (span: TraceSpan) => Promise<T>): Promise<T> {
     const otel = this.otel!;
     const traced = new OtelSpan(span, otel);
+    let settled: Promise<T>;
     try {
-      return await otel.context.with(otel.trace.setSpan(otel.context.active(), span), work, undefined, traced);
+      settled = otel.context.with(otel.trace.setSpan(parent, span), work, undefined, traced);
     } catch (error) {
-      traced.fail(errorType(error));
-      throw error;
-    } finally {
-      span.end();
+      traced.failAndEnd(error);
+      return Promise.reject(error);
     }
+    return settled.then(
+      (value) => {
+        span.end();
+        return value;
+      },
+      (error: unknown) => {
+        traced.failAndEnd(error);
+        throw error;
+      },
+    );
   }
 
   /** A span that already happened (a hook invocation, seen at its end), child of the active one. */
@@ -215,13 +237,6 @@ export class AgentTracer {
     if (!span.isRecording()) return span.end();
     if (errorType !== undefined) new OtelSpan(span, this.otel).fail(errorType);
     span.end(endTime);
-  }
-
-  /** Attributes on the active span (a tool call's outcome, known where it is published); built only when it records. */
-  annotate(attributes: LazyAttributes): void {
-    if (!this.otel || !this.tracer()) return;
-    const span = this.otel.trace.getActiveSpan();
-    if (span?.isRecording()) span.setAttributes(typeof attributes === 'function' ? attributes() : attributes);
   }
 
   /** An event on the active span (an observe-only in-process hook, O1); its attributes are built only when it records. */
