@@ -59,7 +59,7 @@ export class NativeSqliteStatements {
  * One statement on the native handle, as TypeORM's better-sqlite3 query runner runs it (booleans bound as
  * 0/1, rows for a statement that returns some): its rows, or how many it changed.
  */
-export function runNative(statements: NativeSqliteStatements, sql: string, params: readonly unknown[]): { records: Record<string, unknown>[]; affected: number } {
+export function runStatement(statements: NativeSqliteStatements, sql: string, params: readonly unknown[]): { records: Record<string, unknown>[]; affected: number } {
   const statement = statements.prepared(sql);
   const bound = params.map((param) => (typeof param === 'boolean' ? (param ? 1 : 0) : param));
   if (statement.reader) {

@@ -104,27 +104,35 @@ export class OutcomeBatcher {
   }
 
   /**
-   * Runs `work` with every record buffered by then, as one of this batcher's writes — after the writes
+   * Runs `work` with the records buffered by then, as one of this batcher's writes — after the writes
    * before it, before any after — so `work` can write them in a transaction of its own (a step commit on
-   * SQLite writes them with the step). If `work` throws, the records go back to the front, as a failed
-   * write's. With nothing buffered and nothing being written, `work` runs at once with no records.
+   * SQLite writes them with the step). More than `maxBatch` buffered (after an outage): the oldest are
+   * written first in batches of their own, so `work` gets at most `maxBatch`; if one of those writes fails,
+   * `work` does not run and its error is thrown. If `work` throws, its records go back to the front and are
+   * written by the timer (a refused commit is not a database failure: no backoff). With nothing buffered and
+   * nothing being written, `work` runs at once with no records.
    */
   writeWith<T>(work: (records: readonly NewHookOutcome[]) => Promise<T>): Promise<T> {
     if (this.buffer.length === 0 && this.writing === 0) return work([]);
     this.clearTimer();
     this.writing++;
     const run = this.queue.then(async () => {
-      const batch = this.buffer.splice(0);
       try {
-        const result = await work(batch);
-        if (this.buffer.length > 0) this.startTimer(this.flushIntervalMs);
-        return result;
-      } catch (error) {
-        this.buffer.unshift(...batch);
-        if (batch.length > 0) this.scheduleRetry();
-        throw error;
+        while (this.buffer.length > this.maxBatch) await this.writeOldest();
+        const batch = this.buffer.splice(0);
+        try {
+          const result = await work(batch);
+          // Written: whatever failed before is behind us.
+          if (batch.length > 0) this.nextRetryDelayMs = undefined;
+          return result;
+        } catch (error) {
+          this.buffer.unshift(...batch);
+          throw error;
+        }
       } finally {
         this.writing--;
+        // The timer was cleared for this write: whatever is buffered now gets one again.
+        if (this.buffer.length > 0) this.startTimer(this.nextRetryDelayMs ?? this.flushIntervalMs);
       }
     });
     this.queue = run.then(
@@ -132,6 +140,19 @@ export class OutcomeBatcher {
       () => undefined,
     );
     return run;
+  }
+
+  /** One batch of the oldest records; a failure puts it back in front and schedules the retry. */
+  private async writeOldest(): Promise<void> {
+    const batch = this.buffer.splice(0, this.maxBatch);
+    try {
+      await this.writer.append(batch);
+    } catch (error) {
+      // Back to the front, ahead of anything recorded meanwhile: order is kept, nothing is lost.
+      this.buffer.unshift(...batch);
+      this.scheduleRetry();
+      throw error;
+    }
   }
 
   /** Stops the timers and writes what is buffered (rejects, keeping the records, if that fails). */
@@ -148,17 +169,7 @@ export class OutcomeBatcher {
 
   private async drain(): Promise<void> {
     this.drainQueued = false;
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.splice(0, this.maxBatch);
-      try {
-        await this.writer.append(batch);
-      } catch (error) {
-        // Back to the front, ahead of anything recorded meanwhile: order is kept, nothing is lost.
-        this.buffer.unshift(...batch);
-        this.scheduleRetry();
-        throw error;
-      }
-    }
+    while (this.buffer.length > 0) await this.writeOldest();
     this.nextRetryDelayMs = undefined;
   }
 

@@ -20,7 +20,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { OperationEvent } from '../runtime/operation-events.port.js';
 import { asQueryFailed } from './sql-errors.js';
 import { dialectOf, qualifiedTable, schemaOf, type SqlDialect } from './dialect.js';
-import { NativeSqliteStatements, runNative } from './native-sqlite.js';
+import { NativeSqliteStatements, runStatement } from './native-sqlite.js';
 import { plainQuery, type PlainResult } from './plain-query.js';
 
 /** The PostgreSQL channel of operation events in the default schema (`LISTEN agent_hooks_events`). */
@@ -130,7 +130,7 @@ export class StoreDatabase {
     if (!this.nativeSqlite) return this.run((manager) => plainQuery(manager, sql, params));
     return this.runNative((native) => {
       try {
-        return runNative(native, sql, params);
+        return runStatement(native, sql, params);
       } catch (error) {
         throw asQueryFailed(sql, error);
       }

@@ -190,16 +190,33 @@ export class StepExecutor {
   }
 
   /** `afterStep` with what each call published, then the step's commit: `done` when the model called no tool. */
-  private async finish(step: StepContext, { assistant, calls, resultsHere }: CallPlan): Promise<StepResult> {
-    // Committed with the last call's publish (`endWithLastCall`), and nothing observes `afterStep`.
-    if (step.ended) return step.halted() ? INTERRUPTED : undefined;
+  private async finish(step: StepContext, plan: CallPlan): Promise<StepResult> {
+    if (step.ended) {
+      // Committed with the last call's publish (`endWithLastCall`). An observer that appeared during that
+      // call still hears the step's `afterStep` (at the step's own index; its end is committed already).
+      if (this.dispatcher.isObserved('afterStep', step.dispatchOptions)) await this.afterStep(step, plan, step.operation.stepIndex - 1);
+      return step.halted() ? INTERRUPTED : undefined;
+    }
     step.endWithPublish = undefined;
+    await this.afterStep(step, plan, step.operation.stepIndex);
+    const { calls } = plan;
+    // Queue mode: a step that goes on lets its lease go with this commit (a step that ends keeps it for the end).
+    const release = calls.length > 0 && !step.halted() ? step.onLeaseReleased : undefined;
+    await this.commit(step, undefined, { stepIndex: step.operation.stepIndex + 1, ...(release ? { releaseLease: true } : {}) });
+    release?.(step.operation);
+    if (calls.length === 0) return { terminal: 'done' };
+    if (step.halted()) return INTERRUPTED;
+    return undefined;
+  }
+
+  private async afterStep(step: StepContext, { assistant, calls, resultsHere }: CallPlan, stepIndex: number): Promise<void> {
     // Every result published by this step's own commits: they are in `step.messages` (none read back).
     const answered = resultsOf(resultsHere ? step.messages : await this.store.messages(step.operationId), calls);
     await this.dispatcher.dispatch(
       'afterStep',
       {
         ...step.base(),
+        stepIndex,
         type: 'afterStep',
         content: assistant.content,
         toolCalls: calls.map(({ id, identifier, apiName }) => ({ toolCallId: id, identifier, apiName })),
@@ -208,13 +225,6 @@ export class StepExecutor {
       },
       step.dispatchOptions,
     );
-    // Queue mode: a step that goes on lets its lease go with this commit (a step that ends keeps it for the end).
-    const release = calls.length > 0 && !step.halted() ? step.onLeaseReleased : undefined;
-    await this.commit(step, undefined, { stepIndex: step.operation.stepIndex + 1, ...(release ? { releaseLease: true } : {}) });
-    release?.(step.operation);
-    if (calls.length === 0) return { terminal: 'done' };
-    if (step.halted()) return INTERRUPTED;
-    return undefined;
   }
 
   /** One of the step's own commits (its answer, its end), fenced by the lease in queue mode. */

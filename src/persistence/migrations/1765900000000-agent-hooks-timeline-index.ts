@@ -3,6 +3,10 @@
  * every read orders an operation's rows by `operation_seq`, which the unique `(operation_id, operation_seq)`
  * index answers (as it answers retention's deletes by operation); the older index only cost a third B-tree
  * written with every batch of hook rows — on SQLite ≈ a quarter of what recording the rows cost a step.
+ * From this version on, SQLite numbers timeline rows from that unique index and no longer keeps
+ * `agent_hooks_timeline_counters` (PostgreSQL does): `down()` brings the counters up to date, so an older
+ * version, which numbers from them, goes on without a duplicate `seq`. Two versions must not share one
+ * SQLite file at once.
  */
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { qualifiedTable } from '../dialect.js';
@@ -19,6 +23,12 @@ export class AgentHooksTimelineIndex1765900000000 implements MigrationInterface 
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE INDEX "${INDEX}" ON ${qualifiedTable(queryRunner.connection, TABLE)} ("operation_id", "seq")`);
+    const outcomes = qualifiedTable(queryRunner.connection, TABLE);
+    const counters = qualifiedTable(queryRunner.connection, 'agent_hooks_timeline_counters');
+    await queryRunner.query(
+      `INSERT INTO ${counters} ("operation_id", "last_seq") SELECT "operation_id", MAX("operation_seq") FROM ${outcomes} WHERE "operation_seq" IS NOT NULL GROUP BY "operation_id" ` +
+        `ON CONFLICT ("operation_id") DO UPDATE SET "last_seq" = excluded."last_seq"`,
+    );
+    await queryRunner.query(`CREATE INDEX "${INDEX}" ON ${outcomes} ("operation_id", "seq")`);
   }
 }

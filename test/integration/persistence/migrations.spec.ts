@@ -10,7 +10,10 @@ import { AGENT_HOOKS_ENTITIES, AGENT_HOOKS_TABLES } from '../../../src/persisten
 import { createDataSourceOptions } from '../../../src/persistence/data-source-options.js';
 import { MessageStore } from '../../../src/persistence/message.store.js';
 import { AgentHooksMessageSeq1765700000000 } from '../../../src/persistence/migrations/1765700000000-agent-hooks-message-seq.js';
+import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js';
+import { AgentHooksTimelineIndex1765900000000 } from '../../../src/persistence/migrations/1765900000000-agent-hooks-timeline-index.js';
 import { OperationStore } from '../../../src/persistence/operation.store.js';
+import type { NewHookOutcome } from '../../../src/persistence/records.js';
 import { AGENT_HOOKS_MIGRATIONS, AGENT_HOOKS_MIGRATIONS_TABLE } from '../../../src/persistence/migrations/agent-hooks-migrations.js';
 import { pendingAgentHooksMigrations, runAgentHooksMigrations } from '../../../src/persistence/run-migrations.js';
 import { driverSuites, DATABASE_URL, listTables, postgresDatabaseOption, testDrivers, uniqueSchemaName, useTestDatabase } from './test-databases.js';
@@ -59,6 +62,25 @@ describeEachDriver('migrations on %s', (driver) => {
     }
     const [appended] = await messages.append(operation.id, [{ role: 'user', content: 'three' }]);
     expect(appended!.seq).toBe(4);
+  });
+
+  it('1765900000000 down(): the timeline counters catch up with the rows SQLite numbered without them, so an older version numbers on without a duplicate', async () => {
+    const operations = new OperationStore(db.handle);
+    const outcomes = new HookOutcomeStore(db.handle);
+    const { operation } = await operations.create({ agentId: 'a', prompt: 'go' });
+    const row = (hookId: string): NewHookOutcome => ({ operationId: operation.id, at: new Date().toISOString(), point: 'afterToolCall', hookId, source: 'caller', outcome: 'ok', latencyMs: 0 });
+    await outcomes.append([row('a'), row('b'), row('c')]);
+    const queryRunner = db.dataSource.createQueryRunner();
+    const counters = `${db.schema ? `"${db.schema}".` : ''}"agent_hooks_timeline_counters"`;
+    try {
+      const migration = new AgentHooksTimelineIndex1765900000000();
+      await migration.down(queryRunner);
+      const [counter] = (await db.dataSource.query(`SELECT "last_seq" FROM ${counters} WHERE "operation_id" = '${operation.id}'`)) as Array<{ last_seq: number | string }>;
+      expect(Number(counter!.last_seq)).toBe(3);
+      await migration.up(queryRunner);
+    } finally {
+      await queryRunner.release();
+    }
   });
 
   it('revert with down() and apply again with up()', async () => {

@@ -236,6 +236,44 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     expect(await hookIds(operationId)).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('writeWith: after it (written or refused), what is buffered still reaches the database by the timer, also after a failed background write', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const outcomes = batcher(writer, { maxBatch: 100, flushIntervalMs: 5, retryDelayMs: 10, onError: () => undefined });
+    // A background write fails: the batcher backs off, its retry timer owns the next write.
+    writer.failNext = 1;
+    outcomes.record(record(operationId, 'a'));
+    await eventually(() => writer.failNext === 0);
+    // A commit takes the buffer over and succeeds; a record after it is written without another commit.
+    await outcomes.writeWith(async (records) => store.append(records));
+    outcomes.record(record(operationId, 'b'));
+    await eventually(async () => (await hookIds(operationId)).length === 2);
+    // A refused commit: its records go back and the timer writes them.
+    outcomes.record(record(operationId, 'c'));
+    await expect(outcomes.writeWith(async () => Promise.reject(new Error('injected: stale version')))).rejects.toThrow('injected');
+    await eventually(async () => (await hookIds(operationId)).length === 3);
+    expect(await hookIds(operationId)).toEqual(['a', 'b', 'c']);
+    expect(outcomes.pending).toBe(0);
+  });
+
+  it('writeWith: more than maxBatch buffered — the oldest are written first in batches, the work gets at most maxBatch', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const outcomes = batcher(writer, { maxBatch: 3, flushIntervalMs: 60_000 });
+    writer.failNext = 100; // the size trigger's background writes fail: everything stays buffered
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) outcomes.record(record(operationId, id));
+    await eventually(() => outcomes.pending === 7 && writer.batches.length === 0);
+    writer.failNext = 0;
+    let given: string[] = [];
+    await outcomes.writeWith(async (records) => {
+      given = records.map((r) => r.hookId);
+      await store.append(records);
+    });
+    expect(given).toEqual(['g']);
+    expect(writer.batches).toEqual([3, 3]);
+    expect(await hookIds(operationId)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  });
+
   it('retries a failed background write by itself, reporting the failure', async () => {
     const operationId = randomUUID();
     const writer = new CountingWriter(store);
