@@ -41,7 +41,7 @@ export async function insertMessages(
 }
 
 /** Inserts `messages` as seqs `first`, `first + 1`, …, already reserved on the operation's row. */
-export async function insertMessagesFrom(
+async function insertMessagesFrom(
   manager: EntityManager,
   operationId: string,
   first: number,
