@@ -49,6 +49,8 @@ export interface TerminalValues {
   now: string;
   /** Only while this lease holds the operation. */
   fencedBy?: string;
+  /** `TerminalHold.nothingOwed`: without a parent, the terminal sequence is recorded done and nothing is held. */
+  nothingOwed?: boolean;
 }
 
 /**
@@ -57,18 +59,21 @@ export interface TerminalValues {
  */
 export function completeUpdateSql(params: SqlParams, table: string, values: TerminalValues): string {
   const b = (value: unknown) => params.bind(value);
+  // Nothing owed: held only when a parent still waits for the sub-agent's answer (the bridge may fail).
+  const held = (value: string) => (values.nothingOwed ? `CASE WHEN "parent_operation_id" IS NULL THEN NULL ELSE ${params.bind(value, 'varchar')} END` : b(value));
   const sets = [
     `"status" = 'completed'`,
     `"reason" = ${b(values.reason)}`,
     `"error_type" = ${b(values.errorType)}`,
     `"error_message" = ${b(values.errorMessage)}`,
     `"error_summary" = ${b(values.errorSummary)}`,
-    `"lease_owner" = ${b(values.leaseOwner)}`,
-    `"lease_until" = ${b(values.leaseUntil)}`,
+    `"lease_owner" = ${held(values.leaseOwner)}`,
+    `"lease_until" = ${held(values.leaseUntil)}`,
     `"completed_at" = ${b(values.now)}`,
     `"updated_at" = ${b(values.now)}`,
     '"version" = "version" + 1',
   ];
+  if (values.nothingOwed) sets.push(`"terminal_hooks_at" = CASE WHEN "parent_operation_id" IS NULL THEN ${params.bind(values.now, 'varchar')} END`);
   let where = `"id" = ${b(values.operationId)} AND "status" <> 'completed'`;
   if (values.fencedBy !== undefined) where += ` AND "lease_owner" = ${b(values.fencedBy)}`;
   return `UPDATE ${table} SET ${sets.join(', ')} WHERE ${where} RETURNING *`;

@@ -377,5 +377,6 @@ function terminalValues(now: string, error: TerminalError | undefined, hold: Ter
     // The completing process holds the terminal sequence for a while; after that, a reconciler may run it.
     leaseOwner: hold?.owner ?? TERMINAL_HOOKS_OWNER,
     leaseUntil: new Date(Date.parse(now) + (hold?.ms ?? TERMINAL_HOOKS_LEASE_MS)).toISOString(),
+    ...(hold?.nothingOwed ? { nothingOwed: true } : {}),
   };
 }

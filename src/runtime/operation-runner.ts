@@ -484,12 +484,19 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     live.beginFinishing();
     const error = live.error;
     const holder = this.terminalHolder();
+    // Nobody here observes the terminal points: nothing a crash could lose, so nothing is held (issue 14).
+    const nothingOwed = !this.terminal.observed(operationId, live.runContext);
     let first = false;
     try {
       // S3: the error's type and a summary of our own fields are recorded; its message may hold user input.
       const failure = error !== undefined ? { type: errorType(error), summary: errorSummary(error) } : undefined;
       // This process holds the terminal sequence while it runs; if it dies, a reconciler takes it over (G2).
-      first = await this.store.complete(operationId, reason, failure, { owner: holder, ms: this.recovery.leaseMs, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
+      first = await this.store.complete(operationId, reason, failure, {
+        owner: holder,
+        ms: this.recovery.leaseMs,
+        ...(leaseOwner !== undefined ? { leaseOwner } : {}),
+        ...(nothingOwed ? { nothingOwed } : {}),
+      });
       if (first && failure) this.logger.error(`operation ${operationId} failed: ${failure.type}: ${failure.summary}`);
     } catch (failure) {
       // Nothing was completed: `done` must not settle on a state the database does not have. The lease lapses
@@ -502,7 +509,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
       this.letGo(operationId, live);
       return;
     }
-    await this.afterTransition(operationId, live, reason, error, first ? holder : undefined);
+    await this.afterTransition(operationId, live, reason, error, first ? holder : undefined, undefined, first && nothingOwed);
   }
 
   /** The operation goes on without this process (its lease moved, or its end could not be written): watch it. */
@@ -514,7 +521,8 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
   /**
    * After the terminal transition: the terminal sequence (only by `holder`, the one that made the
    * transition, renewing its hold meanwhile — from `holding` if the caller started that already), then
-   * `done` settles and what follows it runs.
+   * `done` settles and what follows it runs. `nothingOwed`: the transition was made with
+   * `TerminalHold.nothingOwed`, so an operation without a parent has its sequence recorded done already.
    */
   private async afterTransition(
     operationId: string,
@@ -523,11 +531,13 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     error: unknown,
     holder: string | undefined,
     holding?: () => void,
+    nothingOwed = false,
   ): Promise<void> {
     live.beginFinishing();
-    const stopHolding = holding ?? (holder !== undefined ? this.leases.holdTerminal(operationId, holder) : () => undefined);
     // Completed by `holder`: read once for the hooks and the result both (issue 14: not once each).
     const read = holder !== undefined ? await this.completedState(operationId) : undefined;
+    const recorded = nothingOwed && read?.operation !== null && read?.operation !== undefined && read.operation.parentOperationId === undefined;
+    const stopHolding = holding ?? (holder !== undefined && !recorded ? this.leases.holdTerminal(operationId, holder) : () => undefined);
     try {
       if (holder !== undefined) await this.terminal.hooks(operationId, live, reason, error, read);
     } catch (failure) {
@@ -539,7 +549,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
         ? resultFrom(operationId, read.operation, read.messages, stored?.reason ?? reason)
         : await resultOf(this.store, operationId, stored?.reason ?? reason).catch(() => emptyResult(operationId, reason));
       this.live.release(operationId, live, result);
-      if (holder !== undefined && stored) await this.terminal.after(stored, result, this.reportToParent);
+      if (holder !== undefined && stored) await this.terminal.after(stored, result, this.reportToParent, recorded);
     } finally {
       stopHolding();
     }

@@ -173,6 +173,12 @@ export interface TerminalHold {
    * process whose lease was taken over cannot end an operation another process now drives (G2).
    */
   leaseOwner?: string;
+  /**
+   * Nothing in the completing process observes the terminal points (no hook of any family, no subscriber):
+   * an operation with no parent to report to (P5) is recorded with its terminal sequence done in the
+   * transition's own statement — no hold, no later mark, nothing a reconciler would run (issue 14).
+   */
+  nothingOwed?: boolean;
 }
 
 /** A deferred call's placeholder: `empty` until its result is published, then `final`. */

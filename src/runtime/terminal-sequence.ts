@@ -8,7 +8,7 @@
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TerminalReason } from '../hooks/agent-events.js';
-import { RunEndContext } from '../hooks/contexts.js';
+import { RunEndContext, type RunContext } from '../hooks/contexts.js';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import { agentEventBase } from './agent-event-base.js';
@@ -100,14 +100,23 @@ export class TerminalSequence {
   }
 
   /**
+   * Whether anything here observes a terminal point (a hook of any family, an `events$` subscriber): if not,
+   * the sequence has nothing a crash could lose, and the transition may record it done (`TerminalHold.nothingOwed`).
+   */
+  observed(operationId: string, runContext: RunContext): boolean {
+    const options = { operationId, runContext };
+    return TERMINAL_POINTS.some((point) => this.dispatcher.isObserved(point, options));
+  }
+
+  /**
    * What follows the terminal hooks, and then the record that nothing is owed: the sub-agent bridge, the
    * timeline written out. If the process dies before the record, a reconciler runs the sequence again
-   * (`OwedWork.runOwedTerminalSequences`): at least once, never lost.
+   * (`OwedWork.runOwedTerminalSequences`): at least once, never lost. `recorded`: the transition recorded it.
    */
-  async after(operation: StoredOperation, result: OperationResult, report: ParentReport): Promise<void> {
+  async after(operation: StoredOperation, result: OperationResult, report: ParentReport, recorded = false): Promise<void> {
     const bridged = operation.parentOperationId && operation.parentToolCallId ? await this.bridge(operation.parentOperationId, operation.parentToolCallId, result, report) : true;
     await this.store.flushTimeline().catch((error: unknown) => this.logger.warn(`timeline flush failed (${errorType(error)})`));
-    if (bridged) await this.store.markTerminalHooksDone(operation.id).catch((error: unknown) => this.logger.warn(`could not record the end of ${operation.id} (${errorType(error)})`));
+    if (bridged && !recorded) await this.store.markTerminalHooksDone(operation.id).catch((error: unknown) => this.logger.warn(`could not record the end of ${operation.id} (${errorType(error)})`));
   }
 
   /**
@@ -128,6 +137,9 @@ export class TerminalSequence {
     }
   }
 }
+
+/** Every point a terminal sequence dispatches, whatever its reason. */
+const TERMINAL_POINTS = ['onComplete', 'on_run_end', 'onError', 'on_run_error'] as const;
 
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));

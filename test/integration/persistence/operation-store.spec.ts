@@ -195,4 +195,30 @@ describeEachDriver('operation store on %s', (driver) => {
     const winner = reasons[wins.indexOf(true)];
     expect((await operations.get(operation.id))!.reason).toBe(winner);
   });
+
+  /** What a reconciler would find owed, by id (claims are held for an hour, so later claims see none). */
+  const owedIds = async () => (await operations.claimOwedTerminalHooks('reconciler', 3_600_000)).map((row) => row.id);
+
+  it('G2: a transition with nothing owed records the terminal sequence done (no hold, nothing for a reconciler); a sub-agent keeps it held for its bridge', async () => {
+    const { operation: alone } = await operations.create({ agentId: 'assistant', prompt: 'x' });
+    const { operation: child } = await operations.create({ agentId: 'assistant', prompt: 'x', parentOperationId: 'parent-1', parentToolCallId: 'call-1' });
+    const { operation: observed } = await operations.create({ agentId: 'assistant', prompt: 'x' });
+    const hold = { owner: 'me', ms: -1 }; // lapsed at once: whatever stays owed is claimable now
+    expect(await operations.complete(alone.id, 'done', undefined, { ...hold, nothingOwed: true })).toBe(true);
+    expect(await operations.complete(child.id, 'done', undefined, { ...hold, nothingOwed: true })).toBe(true);
+    expect(await operations.complete(observed.id, 'done', undefined, hold)).toBe(true);
+
+    expect(await operations.get(alone.id)).toMatchObject({ status: 'completed', reason: 'done' });
+    expect((await operations.get(alone.id))!.leaseOwner).toBeUndefined();
+    expect((await operations.get(child.id))!.leaseOwner).toBe('me');
+    const owed = await owedIds();
+    expect(owed).toEqual(expect.arrayContaining([child.id, observed.id]));
+    expect(owed).not.toContain(alone.id);
+    // Marked done the usual way, the others are not owed any more either.
+    await operations.markTerminalHooksDone(child.id);
+    await operations.markTerminalHooksDone(observed.id);
+    const { operation: later } = await operations.create({ agentId: 'assistant', prompt: 'x' });
+    expect(await operations.complete(later.id, 'done', undefined, hold)).toBe(true);
+    expect(await owedIds()).toEqual([later.id]);
+  });
 });
