@@ -180,13 +180,13 @@ export class StepExecutor {
    * The step's end rides on its last call's publish (issue 14: one commit less per step) when that is safe:
    * every result is published by this step's own commits (no approval, deferred call or child), nothing
    * observes `afterStep` — no hook of any family, no subscriber — so no observer can miss an `afterStep`
-   * the end was committed before (a crash in between would lose it; today's order delivers it again), and
-   * the step keeps its lease to its end (local mode). A queue step lets its lease go with its last commit,
-   * and a cancel that lands during the last call must still find the lease here to end the operation.
+   * the end was committed before (a crash in between would lose it; today's order delivers it again). A
+   * queue step lets its lease go with that commit too; the publish merges the end only while the step is
+   * not halted, so a cancel or a stop that landed during the last call still finds the lease here.
    */
   private endWithLastCall(step: StepContext, plan: CallPlan): void {
-    if (!plan.resultsHere || step.onLeaseReleased || this.dispatcher.isObserved('afterStep', step.dispatchOptions)) return;
-    step.endWithPublish = { stepIndex: step.operation.stepIndex + 1 };
+    if (!plan.resultsHere || this.dispatcher.isObserved('afterStep', step.dispatchOptions)) return;
+    step.endWithPublish = { stepIndex: step.operation.stepIndex + 1, ...(step.onLeaseReleased ? { releaseLease: true } : {}) };
   }
 
   /** `afterStep` with what each call published, then the step's commit: `done` when the model called no tool. */
