@@ -234,8 +234,8 @@ export class StepCalls {
     }
     // Under a lease the timeline of the hooks that decided this result is durable with it, so a process
     // killed right after the publish leaves no published result without its timeline.
-    // The step's end rides along unless the step was halted during the call: then its end (and, in queue
-    // mode, the lease) stays with the step, which ends the operation or hands it back.
+    // The step's end rides along unless the step was halted during the call: then the step commits its end
+    // (and in queue mode lets the lease go, or not) itself, as it would without the merge.
     const end = step.endWithPublish !== undefined && !step.halted() ? step.endWithPublish : undefined;
     const committed = await this.store.commit(operation.id, operation.version, message, end ?? {}, leaseOwner, { timelineFirst: leaseOwner !== undefined });
     step.operation = committed.operation;

@@ -181,8 +181,8 @@ export class StepExecutor {
    * every result is published by this step's own commits (no approval, deferred call or child), nothing
    * observes `afterStep` — no hook of any family, no subscriber — so no observer can miss an `afterStep`
    * the end was committed before (a crash in between would lose it; today's order delivers it again). A
-   * queue step lets its lease go with that commit too; the publish merges the end only while the step is
-   * not halted, so a cancel or a stop that landed during the last call still finds the lease here.
+   * queue step lets its lease go with that commit too. A step halted during its last call (a cancel, a
+   * stopping worker) keeps its end to itself, as before: the publish then carries none.
    */
   private endWithLastCall(step: StepContext, plan: CallPlan): void {
     if (!plan.resultsHere || this.dispatcher.isObserved('afterStep', step.dispatchOptions)) return;

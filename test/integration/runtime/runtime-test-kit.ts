@@ -50,6 +50,11 @@ export interface BootOptions {
   webhooks?: AgentHooksModuleOptions['webhooks'];
   /** Further module options (queue mode: `mode`, `redis`, `queue`). */
   module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue' | 'shutdown' | 'recovery' | 'tracing'>;
+  /**
+   * Default true: `events` and `outcomes` collect what the dispatcher announces. A subscriber observes every
+   * point, so false boots an app in which nothing observes what no hook is registered for (`events` stay empty).
+   */
+  observe?: boolean;
 }
 
 export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
@@ -80,7 +85,8 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
   const events: DispatchedEvent[] = [];
   const outcomes: HookOutcomeRecord[] = [];
   const dispatcher = moduleRef.get(HookDispatcher);
-  const subscriptions = [dispatcher.subscribe((event) => events.push(event)), dispatcher.outcomes$.subscribe((record) => outcomes.push(record))];
+  const subscriptions =
+    options.observe === false ? [] : [dispatcher.subscribe((event) => events.push(event)), dispatcher.outcomes$.subscribe((record) => outcomes.push(record))];
   return {
     moduleRef,
     runtime: moduleRef.get(AgentRuntime),
