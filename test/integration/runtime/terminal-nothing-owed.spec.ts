@@ -2,17 +2,12 @@
  * Issue 14 (cost per operation), G2: when nothing in the completing process observes the terminal points —
  * no hook of any family, no subscriber — the terminal transition records the sequence done in its own
  * statement: no hold is renewed, no later mark is written, and a reconciler finds nothing owed. With an
- * observer the sequence stays held until it ran, as before. The apps here do not subscribe to the
- * dispatcher (the runtime test kit does, which would count as an observer).
+ * observer the sequence stays held until it ran, as before. The apps boot with `observe: false` (a
+ * dispatcher subscriber would count as an observer).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { AgentHooksModule, AgentRuntime, OnHook } from '../../../src/index.js';
-import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
-import { within } from './runtime-test-kit.js';
+import { OnHook } from '../../../src/index.js';
+import { bootRuntime, within } from './runtime-test-kit.js';
 
 const CONFIG = `
 system: terminal-test
@@ -38,16 +33,9 @@ class CompletionObserver {
 
 /** One run on its own SQLite file: the completed operation, and how often the store was asked to mark its sequence done. */
 async function runOnce(providers: Array<typeof CompletionObserver>) {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-terminal-'));
-  writeFileSync(join(dir, 'agents.yaml'), CONFIG);
-  const app = await Test.createTestingModule({
-    imports: [AgentHooksModule.forRoot({ database: `sqlite:${join(dir, 'db.sqlite')}`, configFile: join(dir, 'agents.yaml') })],
-    providers,
-  }).compile();
-  app.useLogger(false);
-  await app.init();
+  const app = await bootRuntime({ config: CONFIG, providers, observe: false });
   try {
-    const store = app.get<RuntimeStore>(RUNTIME_STORE);
+    const store = app.store;
     let marks = 0;
     let marked!: () => void;
     const firstMark = new Promise<void>((resolve) => (marked = resolve));
@@ -57,14 +45,13 @@ async function runOnce(providers: Array<typeof CompletionObserver>) {
       marked();
       return mark(operationId);
     };
-    const result = await app.get(AgentRuntime).run('hello', { agentId: 'assistant' });
+    const result = await app.runtime.run('hello', { agentId: 'assistant' });
     // Right after `done` settled: the mark, if any, follows it.
     const operation = (await store.getOperation(result.operationId))!;
     if (providers.length > 0) await within(firstMark, 'the terminal sequence marked done');
     return { result, operation, marks: () => marks };
   } finally {
     await app.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
