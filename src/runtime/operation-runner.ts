@@ -267,6 +267,9 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
       live.controller.abort(new RunCancelledError(operationId));
       return;
     }
+    // The operation's caller hooks, restored if this process never had them (L2): its terminal sequence is
+    // theirs too, and whether anything observes it decides whether the transition leaves it owed.
+    await this.executor.restoreCallerHooks(operationId);
     await this.finish(operationId, live, 'interrupted');
   }
 

@@ -96,7 +96,7 @@ describeWithServices('queue mode: the step end rides on the last publish when no
     expect(b!.version - a!.version).toBe(2);
   }, 60_000);
 
-  it('G4: a cancel while the last call of a step runs ends the operation interrupted; no step follows it', async () => {
+  it('issue 14: a cancel while the merged last call of a step runs ends the operation interrupted; no step follows it', async () => {
     const app = await queueApp(false);
     closeGate();
     const { operationId, done } = await app.runtime.execAgent({ agentId: 'waiter', prompt: 'x' });

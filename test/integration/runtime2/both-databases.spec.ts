@@ -7,7 +7,8 @@ import { expect, it } from '@jest/globals';
 import { AlreadyCompletedError } from '../../../src/index.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { appDatabases } from '../persistence/test-databases.js';
-import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { bootRuntime, eventually, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { startReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
 
 const { describeEach, databaseFor, schema } = await appDatabases('both');
@@ -33,6 +34,32 @@ describeEach('Runtime II on %s', (driver) => {
       await expect(second.runtime.approve(operationId, pending!.toolCallId)).rejects.toThrow(/not waiting for a decision/);
     } finally {
       await second.close();
+    }
+  }, 60_000);
+
+  it('L2: a cancel from a new app on the same database delivers the operation\'s stored onComplete caller webhook', async () => {
+    const receiver = await startReceiver({ '/done': (req, res) => req.on('end', () => res.writeHead(204).end()) });
+    const database = databaseFor(driver, 'cancel-elsewhere');
+    const webhooks = { allowNetworks: ['127.0.0.1/32'] };
+    try {
+      const first = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks });
+      let operationId: string;
+      try {
+        ({ operationId } = await first.runtime.execAgent({ agentId: 'writer', prompt: 'write', hooks: [{ id: 'done', type: 'onComplete', webhook: { url: receiver.url('/done') } }] }));
+        await untilOperation(first.store, operationId, waiting);
+      } finally {
+        await first.close();
+      }
+      const second = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks });
+      try {
+        await second.runtime.cancel(operationId);
+        expect(await within(second.runtime.result(operationId), 'cancelled', 20_000)).toMatchObject({ reason: 'interrupted' });
+        await eventually(() => receiver.requests.some((r) => r.path === '/done' && r.body.includes('interrupted')), 'the onComplete webhook');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await receiver.close();
     }
   }, 60_000);
 
