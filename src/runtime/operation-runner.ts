@@ -539,7 +539,8 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     live.beginFinishing();
     // Completed by `holder`: read once for the hooks and the result both (issue 14: not once each).
     const read = holder !== undefined ? await this.completedState(operationId) : undefined;
-    const recorded = nothingOwed && read?.operation !== null && read?.operation !== undefined && read.operation.parentOperationId === undefined;
+    // As the transition's CASE decided: recorded unless the operation has a parent (or was not read).
+    const recorded = nothingOwed && !!read?.operation && read.operation.parentOperationId === undefined;
     const stopHolding = holding ?? (holder !== undefined && !recorded ? this.leases.holdTerminal(operationId, holder) : () => undefined);
     try {
       if (holder !== undefined) await this.terminal.hooks(operationId, live, reason, error, read);

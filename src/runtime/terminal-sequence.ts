@@ -104,7 +104,8 @@ export class TerminalSequence {
    * the sequence has nothing a crash could lose, and the transition may record it done (`TerminalHold.nothingOwed`).
    */
   observed(operationId: string, runContext: RunContext): boolean {
-    const options = { operationId, runContext };
+    // The environment's hooks read once for the four points (L1: a read of the current environment).
+    const options = { operationId, runContext, environment: this.dispatcher.environmentSnapshot() };
     return TERMINAL_POINTS.some((point) => this.dispatcher.isObserved(point, options));
   }
 
