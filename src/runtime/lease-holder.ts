@@ -84,10 +84,25 @@ export class LeaseHolder {
    * `stepFollows: false` when other work (a slow notification) comes before the step (`OperationLeases.acquire`).
    */
   async hold(operationId: string, { stepFollows = true }: { stepFollows?: boolean } = {}): Promise<HeldLease | null> {
-    const owner = `${this.instanceId}:${randomUUID()}`;
+    const owner = this.newOwner();
     const operation = await this.leases.acquire(operationId, owner, this.settings.leaseMs, stepFollows);
     if (!operation) return null;
     return new HeldLease(this.leases, operationId, owner, this.settings.leaseMs, operation);
+  }
+
+  /** An owner id for one holding (unique per holding: commits are fenced by it). */
+  newOwner(): string {
+    return `${this.instanceId}:${randomUUID()}`;
+  }
+
+  /** The lease of an operation this process created with it (`NewOperation.lease`): renewed from now on. */
+  heldSinceCreate(operation: StoredOperation, owner: string): HeldLease {
+    return new HeldLease(this.leases, operation.id, owner, this.settings.leaseMs, operation);
+  }
+
+  /** What a new operation is created with when this process drives it at once. */
+  leaseAtCreate(): { owner: string; ttlMs: number } {
+    return { owner: this.newOwner(), ttlMs: this.settings.leaseMs };
   }
 
   /** Keeps `owner`'s hold on a completed operation's terminal sequence while it runs; stop the returned timer after. */

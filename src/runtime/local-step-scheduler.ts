@@ -12,7 +12,7 @@ import { LeaseHolder, type HeldLease } from './lease-holder.js';
 import { LiveOperation, restoredLive } from './live-operation.js';
 import { LiveOperations } from './live-operations.js';
 import { RuntimeShuttingDownError } from './runtime-errors.js';
-import { RUNTIME_STORE, type RuntimeStore } from './runtime-store.port.js';
+import { RUNTIME_STORE, type RuntimeStore, type StoredOperation } from './runtime-store.port.js';
 import { StepDrain } from './step-drain.js';
 import { StepExecutor } from './step-executor.js';
 import type { StepHost, StepScheduler } from './step-scheduler.port.js';
@@ -31,8 +31,12 @@ export class LocalStepScheduler implements StepScheduler {
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
   ) {}
 
-  begin(operationId: string, live: LiveOperation, host: StepHost): void {
-    this.shutdown.track(this.drive(operationId, live, host, true));
+  leaseAtCreate(): { owner: string; ttlMs: number } {
+    return this.leases.leaseAtCreate();
+  }
+
+  begin(operationId: string, live: LiveOperation, host: StepHost, created?: { operation: StoredOperation; leaseOwner: string }): void {
+    this.shutdown.track(this.drive(operationId, live, host, true, created ? this.leases.heldSinceCreate(created.operation, created.leaseOwner) : undefined));
   }
 
   goOn(operationId: string, live: LiveOperation, host: StepHost): Promise<void> {

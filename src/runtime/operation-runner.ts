@@ -178,6 +178,8 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     // SPEC O1, O3: `invoke_agent` under the caller's context (an inbound traceparent, a parent's tool call);
     // its context is stored, so every later step joins this trace wherever it runs.
     const traced = this.tracer.startOperation(input.agentId, operationId);
+    // Local mode: created with this process's lease, which its first step runs under (no second statement to take it).
+    const lease = this.scheduler.leaseAtCreate?.();
     let stored;
     try {
       stored = await this.store.createOperation({
@@ -192,6 +194,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
         ...(input.idempotencyKey !== undefined && input.idempotencyDigest !== undefined ? { idempotencyDigest: input.idempotencyDigest } : {}),
         ...(clientTools.length > 0 ? { clientTools } : {}),
         ...(traced.stored ? { traceContext: traced.stored } : {}),
+        ...(lease ? { lease } : {}),
       });
     } catch (error) {
       this.registry.unregister(operationId);
@@ -216,7 +219,8 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     live.trace = { id: operationId, agentId: input.agentId, ...(traced.stored ? { traceContext: traced.stored } : {}) };
     // The span lasts while this process drives the operation; later steps, here or elsewhere, are its children.
     live.holdTraceRoot(traced.span);
-    this.tracer.within(traced.span, () => this.scheduler.begin(operationId, live, this));
+    const created = lease ? { operation: stored, leaseOwner: lease.owner } : undefined;
+    this.tracer.within(traced.span, () => this.scheduler.begin(operationId, live, this, created));
     return { operationId, done: live.done, live };
   }
 

@@ -124,6 +124,12 @@ export interface NewOperation {
   idempotencyDigest?: string;
   clientTools?: ClientToolDeclaration[];
   traceContext?: StoredTraceContext;
+  /**
+   * Local mode: the creating process drives the operation at once, so it is created with the process's
+   * lease already held (`owner` until now + `ttlMs`), the same row and statement, instead of a second
+   * statement taking it right after (issue 14).
+   */
+  lease?: { owner: string; ttlMs: number };
 }
 
 /** W3C trace context, as stored with an operation (SPEC O3): no baggage, nothing secret. */

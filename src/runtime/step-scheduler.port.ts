@@ -8,6 +8,7 @@
  */
 import type { TerminalReason } from '../hooks/agent-events.js';
 import type { LiveOperation } from './live-operation.js';
+import type { StoredOperation } from './runtime-store.port.js';
 import type { SubAgents } from './sub-agent.port.js';
 
 /** What a scheduler needs of the runtime whose steps it runs. */
@@ -19,8 +20,16 @@ export interface StepHost extends SubAgents {
 }
 
 export interface StepScheduler {
-  /** A new operation of this process: `on_run_start`, then its steps. */
-  begin(operationId: string, live: LiveOperation, host: StepHost): void;
+  /**
+   * The lease a new operation is created with, when this scheduler drives it in this process at once
+   * (local mode); undefined when another process will take it (queue mode).
+   */
+  leaseAtCreate?(): { owner: string; ttlMs: number } | undefined;
+  /**
+   * A new operation of this process: `on_run_start`, then its steps. `created`: it was created under the
+   * lease `leaseAtCreate` gave, as `operation` (nothing to take or read first).
+   */
+  begin(operationId: string, live: LiveOperation, host: StepHost, created?: { operation: StoredOperation; leaseOwner: string }): void;
   /** A commit of this process (a decision, a deferred result) made the operation runnable again. */
   goOn(operationId: string, live: LiveOperation, host: StepHost): Promise<void>;
   /**

@@ -160,6 +160,20 @@ describeEachDriver('G2 the lease answers the operation as a read would, on %s', 
     expect(await statementsOf(() => workerA.read(id, 'a-2'))).toEqual([]);
   });
 
+  it('G2: an operation created with its creator\'s lease is held from its INSERT on: another holder is refused, the creator\'s own steps are not', async () => {
+    const before = Date.now();
+    const { operation } = await stores.operations.create({ agentId: 'lease-agent', prompt: 'hi', lease: { owner: 'creator', ttlMs: TTL } });
+    const stored = await stores.operations.get(operation.id);
+    expect(stored!.leaseOwner).toBe('creator');
+    expect(Date.parse(stored!.leaseUntil!)).toBeGreaterThanOrEqual(before + TTL - 1_000);
+    expect(await stores.leases.acquire(operation.id, 'someone-else', TTL)).toBeNull();
+    // The creator's own step commits are fenced by the same owner and go through.
+    const renewed = await stores.leases.renew(operation.id, 'creator', TTL);
+    expect(renewed).not.toBeNull();
+    expect(await stores.leases.letGo(operation.id, 'creator')).toMatchObject({ version: operation.version, status: 'running' });
+    expect(await stores.leases.acquire(operation.id, 'someone-else', TTL)).not.toBeNull();
+  });
+
   it('G2: a completed operation gives no lease', async () => {
     const operation = await create(false);
     await stores.operations.complete(operation.id, 'interrupted');

@@ -1,0 +1,63 @@
+/**
+ * Issue 14 (cost per operation), G2: in local mode a new operation is created with its creator's lease in
+ * the same INSERT, so no second statement takes it before `on_run_start` and the first step, and no window
+ * exists in which another process's reconciler could find it unheld. The steps run under that lease, and it
+ * is the one the whole run keeps (no acquire at all for a run that never waits).
+ */
+import { Injectable } from '@nestjs/common';
+import { OnHook, RunContext } from '../../../src/index.js';
+import { OPERATION_LEASES, type OperationLeases } from '../../../src/runtime/operation-leases.port.js';
+import type { RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
+import { bootRuntime } from './runtime-test-kit.js';
+
+const CONFIG = `
+system: lease-test
+models:
+  default:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - content: "done"
+agents:
+  assistant: { model: default }
+`;
+
+/** What the row said while `on_run_start` ran: the first moment after the creation the runtime acts on. */
+const seenAtRunStart: Array<{ leaseOwner: string | undefined; leaseUntil: string | undefined }> = [];
+let store: RuntimeStore | undefined;
+
+@Injectable()
+class RunStartProbe {
+  @OnHook('on_run_start')
+  async probe({ payload }: { payload: RunContext }): Promise<RunContext> {
+    const operation = (await store!.getOperation(payload.runId))!;
+    // The runtime's record type names only the owner; the store's record (persistence/records.ts) carries the expiry too.
+    seenAtRunStart.push({ leaseOwner: operation.leaseOwner, leaseUntil: (operation as { leaseUntil?: string }).leaseUntil });
+    return payload;
+  }
+}
+
+describe('issue 14: a new operation is created under its creator\'s lease', () => {
+  it('G2: held from its INSERT on — on_run_start already sees this process\'s lease, and the run takes no lease by a statement of its own', async () => {
+    const app = await bootRuntime({ config: CONFIG, providers: [RunStartProbe] });
+    try {
+      store = app.store;
+      const leases = app.moduleRef.get<OperationLeases>(OPERATION_LEASES);
+      let acquired = 0;
+      const acquire = leases.acquire.bind(leases);
+      leases.acquire = (...args: Parameters<OperationLeases['acquire']>) => {
+        acquired++;
+        return acquire(...args);
+      };
+      const result = await app.runtime.run('hello', { agentId: 'assistant' });
+      expect(result).toMatchObject({ reason: 'done' });
+      expect(seenAtRunStart).toHaveLength(1);
+      expect(seenAtRunStart[0]!.leaseOwner).toEqual(expect.stringContaining(`${process.pid}:`));
+      expect(Date.parse(seenAtRunStart[0]!.leaseUntil!)).toBeGreaterThan(Date.now());
+      expect(acquired).toBe(0);
+    } finally {
+      store = undefined;
+      await app.close();
+    }
+  });
+});
