@@ -2,22 +2,23 @@
 // run (`invoke_agent`, 10 × `chat` with usage set after the answer, 9 × `execute_tool` with the outcome set
 // after the call), each span's work one `await`, built three ways in one process:
 // - ours: `AgentTracer` (startOperation / within / span, lazy attributes, the stored context);
-// - the SDK's own API: `tracer.startActiveSpan` with the same names, kinds and attributes, `end()` in `finally`;
+// - the SDK's own API: `tracer.startActiveSpan` with the same names, kinds and attributes, the work chained
+//   the same way (a `.then` that sets the late attributes and ends the span);
 // - none: the same awaits without spans (the floor both are measured above).
 // SDK as bench:runtime registers it: BasicTracerProvider, BatchSpanProcessor, in-memory exporter, and the
 // AsyncLocalStorage context manager. Rounds interleave the three; a round's batch is flushed inside it.
 //   npm run bench:tracing   → µs per span for both, and last line
 //   `RESULT tracing ours-vs-sdk-api=<ratio of the span cost above none> sdk-api-us-per-span=<n>`
-// Read with bench:runtime: if ours ≈ 1, what tracing costs a real run is the SDK's own work per span (and the
-// context manager), not ours.
+// Span creation only (per-step segments and hook spans are not in the tree). Read with bench:runtime (which
+// prints what a span costs inside a real run): ours − the SDK's is what our layer adds to each span.
 import * as otel from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { AgentTracer } from '../dist/tracing/agent-tracer.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 31);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const TREES = Number(process.env.BENCH_TREES ?? 2_000);
-const WARMUP = 3;
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const SPANS_PER_TREE = 20;
 
 const exporter = new InMemorySpanExporter();
@@ -49,29 +50,27 @@ async function viaOurs(operationId) {
   span.end();
 }
 
+/** The work's promise chained as ours chains it (no async frame around it), so only the span API differs. */
+function settleAndEnd(span, attributes) {
+  return work().then(
+    (value) => {
+      span.setAttributes(attributes);
+      span.end();
+      return value;
+    },
+    (error) => {
+      span.end();
+      throw error;
+    },
+  );
+}
+
 async function viaSdk(operationId) {
   await sdk.startActiveSpan('invoke_agent bench', { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'bench', 'gen_ai.conversation.id': operationId, 'nest_agent_hooks.operation.id': operationId } }, async (root) => {
     try {
       for (let i = 0; i < 10; i++) {
-        await sdk.startActiveSpan('chat ten', { kind: SpanKind.CLIENT, attributes: chatAttributes(operationId) }, async (s) => {
-          try {
-            const v = await work();
-            s.setAttributes(usage);
-            return v;
-          } finally {
-            s.end();
-          }
-        });
-        if (i < 9)
-          await sdk.startActiveSpan('execute_tool bench/work', { kind: SpanKind.INTERNAL, attributes: toolAttributes(operationId, i) }, async (s) => {
-            try {
-              const v = await work();
-              s.setAttributes(outcome);
-              return v;
-            } finally {
-              s.end();
-            }
-          });
+        await sdk.startActiveSpan('chat ten', { kind: SpanKind.CLIENT, attributes: chatAttributes(operationId) }, (s) => settleAndEnd(s, usage));
+        if (i < 9) await sdk.startActiveSpan('execute_tool bench/work', { kind: SpanKind.INTERNAL, attributes: toolAttributes(operationId, i) }, (s) => settleAndEnd(s, outcome));
       }
     } finally {
       root.end();
@@ -91,13 +90,22 @@ const variants = { ours: viaOurs, sdk: viaSdk, none: viaNone };
 /** CPU µs per tree of one variant, its batch exported inside the measurement. */
 async function measure(name) {
   const build = variants[name];
+  // The previous variant's spans are garbage now: collected before, not during, this one (npm runs it with --expose-gc).
+  globalThis.gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 10));
   const started = process.cpuUsage();
   for (let i = 0; i < TREES; i++) await build(`op-${i}`);
   await provider.forceFlush();
   const used = process.cpuUsage(started);
-  const spans = exporter.getFinishedSpans().length;
+  const finished = exporter.getFinishedSpans();
   exporter.reset();
-  if (name !== 'none' && spans !== TREES * SPANS_PER_TREE) throw new Error(`${name}: expected ${TREES * SPANS_PER_TREE} spans, saw ${spans}`);
+  if (name !== 'none') {
+    if (finished.length !== TREES * SPANS_PER_TREE) throw new Error(`${name}: expected ${TREES * SPANS_PER_TREE} spans, saw ${finished.length}`);
+    // The same tree both ways: every span but the roots is a child of its tree's invoke_agent span.
+    const roots = new Map(finished.filter((span) => span.name.startsWith('invoke_agent')).map((span) => [span.spanContext().traceId, span.spanContext().spanId]));
+    const misplaced = finished.filter((span) => !span.name.startsWith('invoke_agent') && span.parentSpanContext?.spanId !== roots.get(span.spanContext().traceId));
+    if (roots.size !== TREES || misplaced.length > 0) throw new Error(`${name}: ${roots.size} trees, ${misplaced.length} spans outside their tree`);
+  }
   return (used.user + used.system) / TREES;
 }
 
