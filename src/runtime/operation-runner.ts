@@ -400,10 +400,12 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
   /** `on_run_start` once per operation; a replaced context is stored, so a resume elsewhere sees it too. */
   async runStart(operationId: string, live: LiveOperation, leaseOwner?: string): Promise<void> {
     const options = { operationId, environment: this.dispatcher.environmentSnapshot() };
-    // Nothing here observes the start (no hook of any family, no subscriber): nothing would run or change, so
-    // nothing is committed (issue 14). A process that takes the operation over before its first step
-    // committed runs `on_run_start` for whatever it observes, as this one did for nothing (G2).
-    if (!this.dispatcher.isObserved('on_run_start', options)) return;
+    // Under a lease (local mode, or a worker's takeover) the first step follows here at once: when nothing here
+    // observes the start (no hook of any family, no subscriber), nothing would run or change, so nothing is
+    // committed (issue 14); a process that takes the operation over before that step committed runs
+    // `on_run_start` for whatever it observes, as this one did for nothing (G2). Queue mode's creator (no
+    // lease) always commits: the point belongs where the caller's identity is, never to a worker.
+    if (leaseOwner !== undefined && !this.dispatcher.isObserved('on_run_start', options)) return;
     const started = await this.dispatcher.transform('on_run_start', live.runContext, options);
     const changed = started !== live.runContext;
     live.runContext = started;

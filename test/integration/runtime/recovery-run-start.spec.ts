@@ -52,6 +52,18 @@ describeEach('G2: on_run_start of an operation whose creator died on %s', (drive
     expect(started.filter((runId) => runId === id)).toHaveLength(1);
   });
 
+  it('G2: a never-started operation created under its dead creator\'s lease is taken over once that lease expired: on_run_start once, then the run', async () => {
+    const app = await bootRuntime({ config: CONFIG, providers: [StartHooks], database: databaseFor(driver, 'leased-at-create'), module: { recovery: { leaseMs: 300, reconcileEveryMs: 100 } } });
+    apps.push(app);
+    // What a local-mode creator that died right after its INSERT leaves: the row, with its lease (NewOperation.lease).
+    const id = randomUUID();
+    await app.store.createOperation({ id, agentId: 'greeter', prompt: 'hi', runContext: { metadata: {} }, callerHooks: [], lease: { owner: 'dead-process:holding', ttlMs: 300 } });
+    expect((await app.store.getOperation(id))?.leaseOwner).toBe('dead-process:holding');
+    await eventually(async () => (await app.store.getOperation(id))?.status === 'completed', 'the taken-over operation completes');
+    expect((await app.store.getOperation(id))?.reason).toBe('done');
+    expect(started.filter((runId) => runId === id)).toHaveLength(1);
+  });
+
   it('G2: an operation started normally runs on_run_start once (its end is committed, so no takeover runs it again)', async () => {
     const app = await bootRuntime({ config: CONFIG, providers: [StartHooks], database: databaseFor(driver, 'started'), module: { recovery: { leaseMs: 300, reconcileEveryMs: 100 } } });
     apps.push(app);
