@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { OPERATION_LEASES, type OperationLeases, type ReleasedOperation } from './operation-leases.port.js';
-import type { StoredOperation } from './runtime-store.port.js';
+import type { NewOperationLease, StoredOperation } from './runtime-store.port.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 
 export class HeldLease {
@@ -101,7 +101,7 @@ export class LeaseHolder {
   }
 
   /** What a new operation is created with when this process drives it at once. */
-  leaseAtCreate(): { owner: string; ttlMs: number } {
+  leaseAtCreate(): NewOperationLease {
     return { owner: this.newOwner(), ttlMs: this.settings.leaseMs };
   }
 

@@ -12,7 +12,7 @@ import { LeaseHolder, type HeldLease } from './lease-holder.js';
 import { LiveOperation, restoredLive } from './live-operation.js';
 import { LiveOperations } from './live-operations.js';
 import { RuntimeShuttingDownError } from './runtime-errors.js';
-import { RUNTIME_STORE, type RuntimeStore, type StoredOperation } from './runtime-store.port.js';
+import { RUNTIME_STORE, type NewOperationLease, type RuntimeStore, type StoredOperation } from './runtime-store.port.js';
 import { StepDrain } from './step-drain.js';
 import { StepExecutor } from './step-executor.js';
 import type { StepHost, StepScheduler } from './step-scheduler.port.js';
@@ -31,7 +31,7 @@ export class LocalStepScheduler implements StepScheduler {
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
   ) {}
 
-  leaseAtCreate(): { owner: string; ttlMs: number } {
+  leaseAtCreate(): NewOperationLease {
     return this.leases.leaseAtCreate();
   }
 

@@ -129,7 +129,13 @@ export interface NewOperation {
    * lease already held (`owner` until now + `ttlMs`), the same row and statement, instead of a second
    * statement taking it right after (issue 14).
    */
-  lease?: { owner: string; ttlMs: number };
+  lease?: NewOperationLease;
+}
+
+/** The lease a new operation is created with (`NewOperation.lease`). */
+export interface NewOperationLease {
+  owner: string;
+  ttlMs: number;
 }
 
 /** W3C trace context, as stored with an operation (SPEC O3): no baggage, nothing secret. */

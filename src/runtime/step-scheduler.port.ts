@@ -8,7 +8,7 @@
  */
 import type { TerminalReason } from '../hooks/agent-events.js';
 import type { LiveOperation } from './live-operation.js';
-import type { StoredOperation } from './runtime-store.port.js';
+import type { NewOperationLease, StoredOperation } from './runtime-store.port.js';
 import type { SubAgents } from './sub-agent.port.js';
 
 /** What a scheduler needs of the runtime whose steps it runs. */
@@ -24,7 +24,7 @@ export interface StepScheduler {
    * The lease a new operation is created with, when this scheduler drives it in this process at once
    * (local mode); undefined when another process will take it (queue mode).
    */
-  leaseAtCreate?(): { owner: string; ttlMs: number } | undefined;
+  leaseAtCreate?(): NewOperationLease | undefined;
   /**
    * A new operation of this process: `on_run_start`, then its steps. `created`: it was created under the
    * lease `leaseAtCreate` gave, as `operation` (nothing to take or read first).
