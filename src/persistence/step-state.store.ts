@@ -240,9 +240,9 @@ export class StepStateStore {
     return cached?.operation.version === version ? cached.operation : undefined;
   }
 
-  /** A new operation, as this process created it. */
-  created(operation: OperationRecord, messages: readonly MessageRecord[]): void {
-    this.keep(operation.id, { operation, messageSeq: messages.at(-1)?.seq ?? 0, messages: messages.map(asStored), characters: charactersOf(messages) });
+  /** A new operation, as this process created it (with `leaseOwner`: under this process's lease, `NewOperation.lease`). */
+  created(operation: OperationRecord, messages: readonly MessageRecord[], leaseOwner?: string): void {
+    this.keep(operation.id, { operation, messageSeq: messages.at(-1)?.seq ?? 0, messages: messages.map(asStored), characters: charactersOf(messages), ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
   }
 
   forget(operationId: string): void {

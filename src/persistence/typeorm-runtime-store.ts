@@ -43,9 +43,8 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     const { operations, stepStates, callerHooks } = await this.database.stores();
     const created = await operations.create(input);
     if (created.created) {
-      if (created.messages) stepStates.created(created.operation, created.messages);
       // Created under the lease: its first step begins from this row as from the row a lease's UPDATE returned.
-      if (input.lease) stepStates.leased(created.operation, created.messages?.at(-1)?.seq ?? 1, input.lease.owner);
+      if (created.messages) stepStates.created(created.operation, created.messages, input.lease?.owner);
       if ((input.callerHooks ?? []).length === 0) callerHooks.rememberNone(created.operation.id);
     }
     return created.operation;

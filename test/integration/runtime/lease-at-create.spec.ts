@@ -5,32 +5,26 @@
  * is the one the whole run keeps (no acquire at all for a run that never waits).
  */
 import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { OnHook, RunContext } from '../../../src/index.js';
 import { OPERATION_LEASES, type OperationLeases } from '../../../src/runtime/operation-leases.port.js';
-import type { RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
-import { bootRuntime } from './runtime-test-kit.js';
+import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
+import { bootRuntime, oneAnswerConfig } from './runtime-test-kit.js';
 
-const CONFIG = `
-system: lease-test
-models:
-  default:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - content: "done"
-agents:
-  assistant: { model: default }
-`;
+const CONFIG = oneAnswerConfig('lease-test');
 
 /** What the row said while `on_run_start` ran: the first moment after the creation the runtime acts on. */
 const seenAtRunStart: Array<{ leaseOwner: string | undefined; leaseUntil: string | undefined }> = [];
-let store: RuntimeStore | undefined;
 
 @Injectable()
 class RunStartProbe {
+  // The store is the module's own provider, not exported to the host: looked up through the app's ModuleRef.
+  constructor(private readonly moduleRef: ModuleRef) {}
+
   @OnHook('on_run_start')
   async probe({ payload }: { payload: RunContext }): Promise<RunContext> {
-    const operation = (await store!.getOperation(payload.runId))!;
+    const store = this.moduleRef.get<RuntimeStore>(RUNTIME_STORE, { strict: false });
+    const operation = (await store.getOperation(payload.runId))!;
     // The runtime's record type names only the owner; the store's record (persistence/records.ts) carries the expiry too.
     seenAtRunStart.push({ leaseOwner: operation.leaseOwner, leaseUntil: (operation as { leaseUntil?: string }).leaseUntil });
     return payload;
@@ -41,7 +35,6 @@ describe('issue 14: a new operation is created under its creator\'s lease', () =
   it('G2: held from its INSERT on — on_run_start already sees this process\'s lease, and the run takes no lease by a statement of its own', async () => {
     const app = await bootRuntime({ config: CONFIG, providers: [RunStartProbe] });
     try {
-      store = app.store;
       const leases = app.moduleRef.get<OperationLeases>(OPERATION_LEASES);
       let acquired = 0;
       const acquire = leases.acquire.bind(leases);
@@ -56,7 +49,6 @@ describe('issue 14: a new operation is created under its creator\'s lease', () =
       expect(Date.parse(seenAtRunStart[0]!.leaseUntil!)).toBeGreaterThan(Date.now());
       expect(acquired).toBe(0);
     } finally {
-      store = undefined;
       await app.close();
     }
   });

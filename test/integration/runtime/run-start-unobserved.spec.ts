@@ -7,19 +7,9 @@
 import { Injectable } from '@nestjs/common';
 import { OnHook, RunContext } from '../../../src/index.js';
 import { neverStarted } from '../../../src/runtime/run-start.js';
-import { bootRuntime } from './runtime-test-kit.js';
+import { bootRuntime, oneAnswerConfig } from './runtime-test-kit.js';
 
-const CONFIG = `
-system: run-start-test
-models:
-  default:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - content: "done"
-agents:
-  assistant: { model: default }
-`;
+const CONFIG = oneAnswerConfig('run-start-test');
 
 const starts: string[] = [];
 

@@ -109,6 +109,21 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
   };
 }
 
+/** agents.yaml of one agent `assistant` whose scripted model answers "done" at once: a one-step run, free. */
+export function oneAnswerConfig(system: string): string {
+  return `
+system: ${system}
+models:
+  default:
+    provider: scripted
+    costPerTokenUsd: 0
+    script:
+      - content: "done"
+agents:
+  assistant: { model: default }
+`;
+}
+
 export const TERMINAL_POINTS: readonly HookPoint[] = ['onError', 'onComplete', 'on_run_end', 'on_run_error'];
 
 /** The points of one operation, in dispatch order, optionally only some of them. */

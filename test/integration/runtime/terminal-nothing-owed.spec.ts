@@ -7,19 +7,9 @@
  */
 import { Injectable } from '@nestjs/common';
 import { OnHook } from '../../../src/index.js';
-import { bootRuntime, within } from './runtime-test-kit.js';
+import { bootRuntime, oneAnswerConfig, within } from './runtime-test-kit.js';
 
-const CONFIG = `
-system: terminal-test
-models:
-  default:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - content: "done"
-agents:
-  assistant: { model: default }
-`;
+const CONFIG = oneAnswerConfig('terminal-test');
 
 const completions: string[] = [];
 
