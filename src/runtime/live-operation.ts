@@ -13,6 +13,7 @@ import type { RunContext } from '../hooks/contexts.js';
 import type { OperationTraceRef, TraceSpan } from '../tracing/agent-tracer.js';
 import { OURS } from '../tracing/gen-ai-attributes.js';
 import type { OperationResult } from './operation-result.js';
+import { handedOut } from './handed-out.js';
 import { restoredContext } from './run-context-snapshot.js';
 import type { StoredOperation } from './runtime-store.port.js';
 
@@ -43,12 +44,13 @@ export class LiveOperation {
   private rejectDone!: (error: Error) => void;
 
   constructor(public runContext: RunContext) {
-    this.done = new Promise<OperationResult>((resolve, reject) => {
-      this.resolveDone = resolve;
-      this.rejectDone = reject;
-    });
     // Nobody may be awaiting `done` when the app closes: that rejection is not an unhandled one.
-    this.done.catch(() => undefined);
+    this.done = handedOut(
+      new Promise<OperationResult>((resolve, reject) => {
+        this.resolveDone = resolve;
+        this.rejectDone = reject;
+      }),
+    );
   }
 
   get phase(): LivePhase {

@@ -67,6 +67,7 @@ import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js
 import { StepExecutor } from './step-executor.js';
 import { errorSummary } from './error-summary.js';
 import { LiveOperation } from './live-operation.js';
+import { handedOut } from './handed-out.js';
 import { emptyResult, resultFrom, resultOf, type OperationResult } from './operation-result.js';
 import { storedContext } from './run-context-snapshot.js';
 import { InterventionNotifier, type NotificationClaim } from './intervention-notifier.js';
@@ -210,9 +211,11 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
       if (input.idempotencyDigest !== undefined && stored.idempotencyDigest !== undefined && stored.idempotencyDigest !== input.idempotencyDigest) {
         throw new IdempotencyKeyReusedError();
       }
+      // Already completed: `done` is read from that row, with no wait on its events.
+      if (stored.status === 'completed') return { operationId: stored.id, done: handedOut(this.completedResult(stored)) };
       // One watcher per operation and process, however many retries ask for it.
-      const existing = this.live.get(stored.id) ?? (stored.status === 'completed' ? undefined : this.live.ensure(stored));
-      return { operationId: stored.id, done: existing?.done ?? this.whenCompleted(stored.id), ...(existing ? { live: existing } : {}) };
+      const existing = this.live.get(stored.id) ?? this.live.ensure(stored);
+      return { operationId: stored.id, done: existing.done, live: existing };
     }
     const live = new LiveOperation(runContext);
     this.live.add(operationId, live);
@@ -352,19 +355,27 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     return this.deferred.finishReceived(operation, item, result, claimant, this.goOnHere);
   }
 
-  /** Resolves with the operation's result once it is completed, here or in another process. */
-  async result(operationId: string): Promise<OperationResult> {
+  /**
+   * Resolves with the operation's result once it is completed, here or in another process. Like every
+   * `done`, never an unhandled rejection when the app closes before it settles.
+   */
+  result(operationId: string): Promise<OperationResult> {
     const live = this.live.get(operationId);
-    if (live) return live.done;
-    await this.operation(operationId);
-    return this.whenCompleted(operationId);
+    return live ? live.done : handedOut(this.resultOfStored(operationId));
   }
 
-  /** An operation this process is not driving: resolves once it completed, here or elsewhere (its events, G2). */
-  private async whenCompleted(operationId: string): Promise<OperationResult> {
+  /** An operation this process is not driving: from its row when completed, else once its events say so (G2). */
+  private async resultOfStored(operationId: string): Promise<OperationResult> {
+    const stored = await this.operation(operationId);
+    if (stored.status === 'completed') return this.completedResult(stored);
     await this.waits.whenCompleted(operationId);
     const operation = await this.operation(operationId);
     return resultOf(this.store, operationId, operation.reason ?? 'done');
+  }
+
+  /** The result of a row already read as completed: its messages are the one read left. */
+  private async completedResult(operation: StoredOperation): Promise<OperationResult> {
+    return resultFrom(operation.id, operation, await this.store.messages(operation.id), operation.reason ?? 'done');
   }
 
   /**

@@ -1,3 +1,4 @@
+import { CompletionWaits } from '../../../src/runtime/completion-waits.js';
 import { bootRuntime, type RuntimeApp } from './runtime-test-kit.js';
 
 const CONFIG = `
@@ -40,5 +41,16 @@ describe('execAgent idempotency (DESIGN §7 Idempotency-Key)', () => {
     expect(bob.operationId).not.toBe(alice.operationId);
     await expect(bob.done).resolves.toMatchObject({ content: 'hello b' });
     await alice.done;
+  });
+
+  it('G8: a retry naming an operation whose row reads completed resolves done from that row, with no completion wait', async () => {
+    const first = await app.runtime.execAgent({ agentId: 'assistant', prompt: 'once', ownerId: 'carol', idempotencyKey: 'k-3' });
+    await first.done;
+    const waits = app.moduleRef.get(CompletionWaits);
+    const late = await app.runtime.execAgent({ agentId: 'assistant', prompt: 'again', ownerId: 'carol', idempotencyKey: 'k-3' });
+    // Nothing is waited on: the stored row already said completed.
+    expect(waits.watching).toBe(0);
+    await expect(late.done).resolves.toEqual(await first.done);
+    await expect(app.runtime.result(first.operationId)).resolves.toMatchObject({ reason: 'done', content: 'hello once' });
   });
 });
