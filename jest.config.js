@@ -10,4 +10,7 @@ export default {
   setupFiles: ['<rootDir>/test/setup.ts'],
   // One worker per core is the right fit for a 2-core CI machine.
   maxWorkers: '100%',
+  // A guard against hangs, not a measure: booting an app and a database on a loaded 2-core machine can take
+  // seconds, and a test that fails for want of CPU says nothing. Conditions carry their own deadlines.
+  testTimeout: 30_000,
 };
