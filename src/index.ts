@@ -100,6 +100,7 @@ export {
   UnknownAgentError,
   RuntimeNotReadyError,
   RuntimeShuttingDownError,
+  RunBlockedError,
   RunLimitError,
   RunCancelledError,
   RunFailedError,
