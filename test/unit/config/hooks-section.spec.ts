@@ -156,7 +156,7 @@ describe('E4 hooks: rejected entries name file, line and key path', () => {
 
   it('onError only on the agent-family controls beforeToolCall / afterToolCall, and only continue | block', () => {
     single('  after_tool_call:\n    - { ref: "m:f", onError: block }\n', 4, 'hooks.after_tool_call[0].onError', 'after_tool_call takes failure_policy');
-    single('  beforeStep:\n    - { ref: "m:f", onError: block }\n', 4, 'hooks.beforeStep[0].onError', 'controls beforeToolCall/afterToolCall only, not beforeStep');
+    single('  beforeStep:\n    - { ref: "m:f", onError: block }\n', 4, 'hooks.beforeStep[0].onError', 'controls beforeToolCall/afterToolCall, beforeModelCall/afterModelCall only, not beforeStep');
     single('  onToolCallError:\n    - { ref: "m:f", onError: continue }\n', 4, 'hooks.onToolCallError[0].onError', 'not onToolCallError');
     single(`  beforeToolCall:\n    - { ref: "m:f", onError: ${MARK} }\n`, 4, 'hooks.beforeToolCall[0].onError', 'must be one of: continue, block');
   });
