@@ -50,6 +50,30 @@ describe('E4 hooks: valid sections', () => {
     expect(entries('  on_run_end: []\n')).toEqual([]);
   });
 
+  it('K1: the model-call points take entries — transforms with failure_policy, controls with onError; a matcher stays a tool-point key', () => {
+    const found = entries(
+      [
+        '  before_model_request:',
+        '    - { plugin: pii, method: redact, failure_policy: fail }',
+        '  after_model_response:',
+        '    - { ref: "plugins/hooks/mask:mask", failure_policy: warn }',
+        '  afterModelCall:',
+        '    - { ref: "plugins/hooks/guard:guard", onError: block }',
+        '  onModelCallError:',
+        '    - { ref: "plugins/hooks/audit:record" }',
+        '',
+      ].join('\n'),
+    );
+    expect(found.map(({ point, failurePolicy, onError }) => ({ point, failurePolicy, onError }))).toEqual([
+      { point: 'before_model_request', failurePolicy: 'fail', onError: undefined },
+      { point: 'after_model_response', failurePolicy: 'warn', onError: undefined },
+      { point: 'afterModelCall', failurePolicy: undefined, onError: 'block' },
+      { point: 'onModelCallError', failurePolicy: undefined, onError: undefined },
+    ]);
+    single('  onModelCallError:\n    - { ref: "m:f", onError: block }\n', 4, 'hooks.onModelCallError[0].onError', 'not onModelCallError');
+    single('  beforeModelCall:\n    - { ref: "m:f", matcher: "^fs/" }\n', 4, 'hooks.beforeModelCall[0].matcher', '');
+  });
+
   it('both families, plugin + method and ref forms, in file order, with their paths', () => {
     const found = entries(
       [
