@@ -49,6 +49,7 @@ import { ShutdownCoordinator } from './shutdown-coordinator.js';
 import { LeaseHolder } from './runtime/lease-holder.js';
 import { LocalStepScheduler } from './runtime/local-step-scheduler.js';
 import { TracedModelCalls } from './runtime/traced-model-calls.js';
+import { GovernedModelCalls } from './runtime/governed-model-call.js';
 import { OperationReconciler } from './runtime/operation-reconciler.js';
 import { RECOVERY_SETTINGS, recoverySettings } from './runtime/recovery-settings.js';
 
@@ -100,6 +101,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     Compactor,
     StepCalls,
     TracedModelCalls,
+    GovernedModelCalls,
     StepExecutor,
     // Local mode's steps: driven in this process under the lease (queue mode swaps in its own, below).
     LocalStepScheduler,

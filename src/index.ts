@@ -22,12 +22,13 @@ export type {
   AgentHooksTracingOptions,
 } from './agent-hooks.options.js';
 
-// Hook points (SPEC A2, E2)
+// Hook points (SPEC A2, E2, K1)
 export { HOOK_POINT_NAMES, AGENT_HOOK_POINTS, ENGINE_HOOK_POINTS, isHookPoint, hookEventName } from './hooks/hook-points.js';
-export type { HookPoint, HookPayloads, AgentHookPoint, EngineHookPoint, TransformHookPoint, ToolControlPoint } from './hooks/hook-points.js';
+export type { HookPoint, HookPayloads, AgentHookPoint, EngineHookPoint, TransformHookPoint, ToolControlPoint, ModelControlPoint, ControlPoint } from './hooks/hook-points.js';
 
 // Agent-family events and caller hooks
 export type * from './hooks/agent-events.js';
+export type * from './hooks/model-call-events.js';
 export type {
   AgentHook,
   AgentHookAt,
@@ -53,6 +54,8 @@ export {
   McpResponseContext,
 } from './hooks/contexts.js';
 export type { RunContextInit, RunContextPatch, ToolRequestInit } from './hooks/contexts.js';
+export { ModelRequestContext, ModelResponseContext } from './hooks/model-contexts.js';
+export type { ModelRequestInit, ModelResponseInit } from './hooks/model-contexts.js';
 export { HookInvocation } from './hooks/hook-invocation.js';
 
 // Decorators; the metadata keys let a host build its own decorators on top (as @nestjs/event-emitter does)
@@ -73,6 +76,7 @@ export type { DispatchedEvent, HookErrorEvent } from './hooks/hook-pipeline.js';
 export type { HookOutcome, HookOutcomeRecord, HookTransport } from './hooks/hook-outcome.js';
 export type { HookSource } from './hooks/registered-hook.js';
 export type { ToolVerdict, ToolCallGate } from './hooks/tool-verdict.js';
+export type { ModelCallGate, ModelMockOutcome } from './hooks/model-call-gate.js';
 
 // The runtime
 export { AgentRuntime } from './runtime/agent-runtime.js';
@@ -100,6 +104,7 @@ export {
   UnknownAgentError,
   RuntimeNotReadyError,
   RuntimeShuttingDownError,
+  RunBlockedError,
   RunLimitError,
   RunCancelledError,
   RunFailedError,

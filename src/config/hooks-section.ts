@@ -8,7 +8,7 @@
  */
 import { RE2JS } from 're2js';
 import type { FailurePolicy, OnErrorPolicy } from '../hooks/agent-hook.js';
-import { HOOK_POINT_NAMES, HOOK_POINTS, isHookPoint, type HookPoint } from '../hooks/hook-points.js';
+import { HOOK_POINT_NAMES, HOOK_POINTS, isControlPoint, isHookPoint, type HookPoint } from '../hooks/hook-points.js';
 import { compileMatcher, type ToolMatcher } from '../hooks/matcher.js';
 import { matcherScopeProblem } from '../hooks/matcher-scope.js';
 import { patternLimitProblem } from '../hooks/pattern-budget.js';
@@ -132,12 +132,12 @@ function parseEntry(point: HookPoint, index: number, raw: unknown, { report, cou
   }
 
   if (failurePolicy !== undefined) {
-    if (spec.family !== 'engine') report(at('failure_policy'), `failure_policy applies to engine-family points; ${point} takes onError (beforeToolCall/afterToolCall only)`);
+    if (spec.family !== 'engine') report(at('failure_policy'), `failure_policy applies to engine-family points; ${point} takes onError (beforeToolCall/afterToolCall, beforeModelCall/afterModelCall only)`);
     else if (failurePolicy !== 'fail' && failurePolicy !== 'warn') report(at('failure_policy'), 'must be one of: fail, warn');
   }
   if (onError !== undefined) {
-    if (spec.family !== 'agent') report(at('onError'), `onError applies to the agent-family controls beforeToolCall/afterToolCall; ${point} takes failure_policy`);
-    else if (point !== 'beforeToolCall' && point !== 'afterToolCall') report(at('onError'), `onError applies to the controls beforeToolCall/afterToolCall only, not ${point}`);
+    if (spec.family !== 'agent') report(at('onError'), `onError applies to the agent-family controls beforeToolCall/afterToolCall, beforeModelCall/afterModelCall; ${point} takes failure_policy`);
+    else if (!isControlPoint(point)) report(at('onError'), `onError applies to the controls beforeToolCall/afterToolCall, beforeModelCall/afterModelCall only, not ${point}`);
     else if (onError !== 'continue' && onError !== 'block') report(at('onError'), 'must be one of: continue, block');
   }
   let compiled: ToolMatcher | undefined;

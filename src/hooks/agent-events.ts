@@ -3,8 +3,8 @@
  * Plain data: these are what handlers receive and what webhooks serialize.
  */
 
-/** Why an operation reached its terminal state (SPEC V, onComplete). */
-export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit';
+/** Why an operation reached its terminal state (SPEC V, onComplete; `blocked`: a model-call control denied, K3). */
+export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit' | 'blocked';
 
 /** Fields every agent-family event carries (DESIGN §6). */
 export interface AgentEventBase {

@@ -1,7 +1,7 @@
 /**
  * Decision rules shared by webhook response bodies and in-process handler returns (W8, W11–W14).
  */
-import type { ToolControlPoint } from './hook-points.js';
+import type { ControlPoint } from './hook-points.js';
 
 export type DecisionReading =
   | { kind: 'allow' }
@@ -11,7 +11,7 @@ export type DecisionReading =
   /** An explicit but invalid decision: a control error (W12). */
   | { kind: 'invalid' };
 
-export function defaultDenyReason(point: ToolControlPoint): string {
+export function defaultDenyReason(point: ControlPoint): string {
   return `Blocked by ${point} hook.`;
 }
 
@@ -21,7 +21,7 @@ export function defaultDenyReason(point: ToolControlPoint): string {
  * with an optional string reason → a decision; every other field is dropped (W13). Any other `decision`
  * value, or a non-string reason → invalid (a control error, W12).
  */
-export function readDecision(value: unknown, point: ToolControlPoint): DecisionReading {
+export function readDecision(value: unknown, point: ControlPoint): DecisionReading {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { kind: 'notification' };
   if (!Object.prototype.hasOwnProperty.call(value, 'decision')) return { kind: 'notification' };
   const { decision, reason } = value as { decision: unknown; reason?: unknown };

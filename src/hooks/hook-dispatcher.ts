@@ -10,15 +10,16 @@ import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs
 import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Observable, Subject } from 'rxjs';
-import type { AfterToolCallEvent, BeforeToolCallEvent, BeforeToolCallObservationEvent, MockOutcome, ToolResult } from './agent-events.js';
+import type { AfterToolCallEvent, BeforeToolCallObservationEvent, MockOutcome } from './agent-events.js';
 import { hasBrand } from './context-brand.js';
 import { RunContext } from './contexts.js';
 import { readDecision, type DecisionReading } from './decision.js';
+import { acceptToolMock, blocked, DeliveryUnavailableError, InvalidReturnError, isThenable, outcomeOf, withInertMock } from './dispatch-support.js';
 import { CriticalHookDeliveryError, errorCode, errorType, HookFailedError, type CriticalDeliveryFailure } from './hook-errors.js';
 import { HookInvocation } from './hook-invocation.js';
 import type { HookOutcome, HookOutcomeRecord } from './hook-outcome.js';
 import type { DispatchedEvent, HookErrorEvent } from './hook-pipeline.js';
-import { hookEventName, HOOK_POINT_NAMES, HOOK_POINTS, hookPointSpec, type HookPayloads, type HookPoint, type ToolControlPoint, type TransformHookPoint } from './hook-points.js';
+import { hookEventName, HOOK_POINT_NAMES, HOOK_POINTS, hookPointSpec, type ControlPoint, type HookPayloads, type HookPoint, type TransformHookPoint } from './hook-points.js';
 import {
   ENVIRONMENT_HOOK_SOURCE,
   HOOK_OUTCOME_SINK,
@@ -30,8 +31,11 @@ import {
 } from './hook-ports.js';
 import { HookRegistry } from './hook-registry.js';
 import { withTimeout } from './hook-timeout.js';
+import type { AfterModelCallEvent, BeforeModelCallObservationEvent } from './model-call-events.js';
+import { acceptModelMock, deniedModelView, type ModelCallGate } from './model-call-gate.js';
 import type { RegisteredHook } from './registered-hook.js';
-import { ALLOWED, deniedToolResult, HOOK_CONTROL_ERROR, type DeniedVerdict, type ToolCallGate, type ToolVerdict } from './tool-verdict.js';
+import { ALLOWED, deniedToolResult, type ToolCallGate, type ToolVerdict } from './tool-verdict.js';
+import { transformSuccessor } from './transform-successor.js';
 
 export interface DispatchOptions {
   /** Whose caller hooks apply; agent-family events default to `payload.operationId`, engine ones to `runContext.runId`. */
@@ -58,16 +62,7 @@ const NO_OPTIONS: DispatchOptions = Object.freeze({});
 const RESOLVED: Promise<void> = Promise.resolve();
 /** `agent-hooks.<point>` names, built once. */
 const EVENT_NAMES = new Map<HookPoint, string>(HOOK_POINT_NAMES.map((point) => [point, hookEventName(point)]));
-
-class InvalidReturnError extends Error {
-  override readonly name = 'InvalidReturnError';
-  readonly code = 'invalid_return';
-}
-
-class DeliveryUnavailableError extends Error {
-  override readonly name = 'DeliveryUnavailableError';
-  readonly code = 'configuration';
-}
+type MockPoint = 'beforeToolCall' | 'beforeModelCall';
 
 @Injectable()
 export class HookDispatcher extends Observable<DispatchedEvent> implements OnModuleInit {
@@ -229,7 +224,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
         } else if (!hasBrand(returned, spec.payload)) {
           throw new InvalidReturnError(`must return a ${spec.payload}`);
         } else {
-          current = this.keepIdentity(point, current, returned as HookPayloads[P]);
+          current = transformSuccessor(point, current, returned as HookPayloads[P]);
         }
         this.record(point, hook, operationId, 'ok', started);
       } catch (error) {
@@ -248,7 +243,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     const operationId = this.operationIdOf(event, options);
     const hooks = this.hooksFor('beforeToolCall', operationId, options);
     if (hooks === NONE) return null;
-    const { mock } = await this.mockPhase(this.matching(hooks, event), event, operationId);
+    const { mock } = await this.mockPhase('beforeToolCall', this.matching(hooks, event), event, operationId, acceptToolMock);
     return mock;
   }
 
@@ -257,15 +252,29 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
    * controls in order (webhooks with `responseHandling: 'toolCall'`, handlers returning a decision, W14).
    * A deny or a blocking control error stops the call; a mocked call is still subject to the controls.
    */
-  async gateToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolCallGate> {
+  gateToolCall(event: BeforeToolCallObservationEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolCallGate> {
+    return this.gate('beforeToolCall', event, options, acceptToolMock);
+  }
+
+  /** K1, K3: the `beforeModelCall` step, as `gateToolCall` is for a tool (mock phase, then controls in order). */
+  gateModelCall(event: BeforeModelCallObservationEvent, options: DispatchOptions = NO_OPTIONS): Promise<ModelCallGate> {
+    return this.gate('beforeModelCall', event, options, acceptModelMock);
+  }
+
+  /** K3: `afterModelCall` controls judge the answer in order; a deny replaces it for later hooks, as W9 does. */
+  gateModelResponse(event: AfterModelCallEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolVerdict> {
+    return this.gateResult('afterModelCall', event, options);
+  }
+
+  private async gate<M>(point: MockPoint, event: object, options: DispatchOptions, accept: (offered: unknown) => M | null): Promise<{ mock: M | null; verdict: ToolVerdict }> {
     const operationId = this.operationIdOf(event, options);
-    const hooks = this.hooksFor('beforeToolCall', operationId, options);
-    this.announce('beforeToolCall', event, operationId);
+    const hooks = this.hooksFor(point, operationId, options);
+    this.announce(point, event, operationId);
     if (hooks === NONE) return { mock: null, verdict: ALLOWED };
     const matching = this.matching(hooks, event);
-    const { mock, readings } = await this.mockPhase(matching, event, operationId);
+    const { mock, readings } = await this.mockPhase(point, matching, event, operationId, accept);
     const critical: CriticalDeliveryFailure[] = [];
-    const verdict = await this.controlPhase('beforeToolCall', matching, event, operationId, options, readings, critical);
+    const verdict = await this.controlPhase(point, matching, event, operationId, options, readings, critical);
     if (critical.length > 0) throw new CriticalHookDeliveryError(critical);
     return { mock, verdict };
   }
@@ -275,13 +284,17 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
    * or blocking control error replaces it (W9). Later hooks then observe the sanitized result, never the
    * denied one.
    */
-  async gateToolResult(event: AfterToolCallEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolVerdict> {
+  gateToolResult(event: AfterToolCallEvent, options: DispatchOptions = NO_OPTIONS): Promise<ToolVerdict> {
+    return this.gateResult('afterToolCall', event, options);
+  }
+
+  private async gateResult(point: 'afterToolCall' | 'afterModelCall', event: object, options: DispatchOptions): Promise<ToolVerdict> {
     const operationId = this.operationIdOf(event, options);
-    const hooks = this.hooksFor('afterToolCall', operationId, options);
-    this.announce('afterToolCall', event, operationId);
+    const hooks = this.hooksFor(point, operationId, options);
+    this.announce(point, event, operationId);
     if (hooks === NONE) return ALLOWED;
     const critical: CriticalDeliveryFailure[] = [];
-    const verdict = await this.controlPhase('afterToolCall', this.matching(hooks, event), event, operationId, options, undefined, critical);
+    const verdict = await this.controlPhase(point, this.matching(hooks, event), event, operationId, options, undefined, critical);
     if (critical.length > 0) throw new CriticalHookDeliveryError(critical);
     return verdict;
   }
@@ -308,23 +321,26 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     return hook.handler ? hook.control : hook.webhook?.responseHandling === 'toolCall';
   }
 
-  private async mockPhase(
+  private async mockPhase<M>(
+    point: MockPoint,
     hooks: readonly RegisteredHook[],
-    event: BeforeToolCallObservationEvent,
+    event: object,
     operationId: string | undefined,
-  ): Promise<{ mock: MockOutcome | null; readings: Map<RegisteredHook, Reading> }> {
+    accept: (offered: unknown) => M | null,
+  ): Promise<{ mock: M | null; readings: Map<RegisteredHook, Reading> }> {
     const readings = new Map<RegisteredHook, Reading>();
-    let mock: MockOutcome | null = null;
+    let mock: M | null = null;
     for (const hook of hooks) {
       if (!hook.handler || hook.control) continue;
       if (mock) continue; // M1: the first accepted mock short-circuits the remaining mock handlers
       let open = true;
       let mockedHere = false;
-      const handlerEvent: BeforeToolCallEvent = {
+      const handlerEvent = {
         ...event,
-        mock: (result: ToolResult) => {
-          if (!open || mock || !isToolResult(result)) return false;
-          mock = { isMocked: true, result: { ...result, success: result.success ?? true } };
+        mock: (offered: unknown) => {
+          const accepted = open && !mock ? accept(offered) : null;
+          if (accepted === null) return false;
+          mock = accepted;
           mockedHere = true;
           return true;
         },
@@ -332,13 +348,13 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       const started = this.clock();
       try {
         const returned = await this.callHandler(hook, handlerEvent);
-        const reading = readDecision(returned, 'beforeToolCall');
+        const reading = readDecision(returned, point);
         readings.set(hook, reading);
-        this.record('beforeToolCall', hook, operationId, mockedHere ? 'mocked' : outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_response' : undefined);
+        this.record(point, hook, operationId, mockedHere ? 'mocked' : outcomeOf(reading), started, reading.kind === 'invalid' ? 'invalid_response' : undefined);
       } catch (error) {
         readings.set(hook, { kind: 'error', error });
-        this.record('beforeToolCall', hook, operationId, 'error', started, errorCode(error, 'handler_error'));
-        this.reportError('beforeToolCall', hook, operationId, error);
+        this.record(point, hook, operationId, 'error', started, errorCode(error, 'handler_error'));
+        this.reportError(point, hook, operationId, error);
       } finally {
         open = false;
       }
@@ -347,9 +363,9 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
   }
 
   private async controlPhase(
-    point: ToolControlPoint,
+    point: ControlPoint,
     hooks: readonly RegisteredHook[],
-    event: BeforeToolCallObservationEvent | AfterToolCallEvent,
+    event: object,
     operationId: string | undefined,
     options: DispatchOptions,
     readings: Map<RegisteredHook, Reading> | undefined,
@@ -384,21 +400,22 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
         verdict = await this.askHandler(point, hook, current, operationId);
         if (this.isControl(hook)) verdict = this.unlessCancelled(point, hook, verdict, options);
       }
-      if (verdict.outcome !== 'allowed' && point === 'afterToolCall' && current === event) {
-        current = { ...(event as AfterToolCallEvent), result: deniedToolResult(verdict) };
+      if (verdict.outcome !== 'allowed' && current === event) {
+        if (point === 'afterToolCall') current = { ...(event as AfterToolCallEvent), result: deniedToolResult(verdict) };
+        else if (point === 'afterModelCall') current = deniedModelView(event as AfterModelCallEvent, verdict);
       }
     }
     return verdict;
   }
 
-  private askHandler(point: ToolControlPoint, hook: RegisteredHook, event: unknown, operationId: string | undefined): Promise<ToolVerdict> {
+  private askHandler(point: ControlPoint, hook: RegisteredHook, event: unknown, operationId: string | undefined): Promise<ToolVerdict> {
     return this.ask(point, hook, operationId, 'handler_error', () => this.callHandler(hook, event));
   }
 
   private askWebhook(
-    point: ToolControlPoint,
+    point: ControlPoint,
     hook: RegisteredHook,
-    event: BeforeToolCallObservationEvent | AfterToolCallEvent,
+    event: object,
     operationId: string | undefined,
     options: DispatchOptions,
   ): Promise<ToolVerdict> {
@@ -412,7 +429,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
       return this.delivery.control({
         hook,
         point,
-        event: event as unknown as Readonly<Record<string, unknown>>,
+        event: event as Readonly<Record<string, unknown>>,
         ...(operationId !== undefined ? { operationId } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -421,7 +438,7 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
 
   /** Asks one control for its answer, records the outcome, and turns the reading into a verdict. */
   private async ask(
-    point: ToolControlPoint,
+    point: ControlPoint,
     hook: RegisteredHook,
     operationId: string | undefined,
     fallbackCode: string,
@@ -441,12 +458,12 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
   }
 
   /** W12: an allow that arrives from a control after cancellation is still cancelled. */
-  private unlessCancelled(point: ToolControlPoint, hook: RegisteredHook, verdict: ToolVerdict, options: DispatchOptions): ToolVerdict {
+  private unlessCancelled(point: ControlPoint, hook: RegisteredHook, verdict: ToolVerdict, options: DispatchOptions): ToolVerdict {
     return options.signal?.aborted && verdict.outcome === 'allowed' ? blocked(point, hook, 'cancelled') : verdict;
   }
 
   /** W8, W11, W12: what one control's reading means for the call. */
-  private verdictOf(point: ToolControlPoint, hook: RegisteredHook, reading: Reading, isControl: boolean): ToolVerdict {
+  private verdictOf(point: ControlPoint, hook: RegisteredHook, reading: Reading, isControl: boolean): ToolVerdict {
     switch (reading.kind) {
       case 'allow':
       case 'notification':
@@ -554,20 +571,6 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     });
   }
 
-  /** `on_run_start` may replace the RunContext, never its `runId` (DESIGN §3). */
-  private keepIdentity<T>(point: HookPoint, before: T, after: T): T {
-    if (point !== 'on_run_start') return after;
-    const prev = before as unknown as RunContext;
-    const next = after as unknown as RunContext;
-    if (next.runId === prev.runId) return after;
-    return prev.replace({
-      userId: next.userId,
-      organizationId: next.organizationId,
-      authContext: next.authContext,
-      metadata: { ...next.metadata },
-    }) as unknown as T;
-  }
-
   /** Engine family (E6, DESIGN §3): `fail` throws `HookFailedError`; `warn` and never-propagating points log. */
   private engineFailure(point: HookPoint, hook: RegisteredHook, operationId: string | undefined, error: unknown, detail?: string): void {
     this.errorSubject.next({ point, hookId: hook.id, ...(operationId !== undefined ? { operationId } : {}), errorType: errorType(error), error });
@@ -662,35 +665,4 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
     }
     return undefined;
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
-}
-
-function outcomeOf(reading: DecisionReading): HookOutcome {
-  switch (reading.kind) {
-    case 'allow':
-      return 'allowed';
-    case 'deny':
-      return 'denied';
-    case 'notification':
-      return 'notification';
-    case 'invalid':
-      return 'error';
-  }
-}
-
-function blocked(point: ToolControlPoint, hook: RegisteredHook, code: string): DeniedVerdict {
-  return { outcome: 'control_error', phase: point, hookId: hook.id, reason: HOOK_CONTROL_ERROR, error: 'hook_control_error', errorCode: code };
-}
-
-function isToolResult(value: unknown): value is ToolResult {
-  return value !== null && typeof value === 'object' && typeof (value as ToolResult).content === 'string';
-}
-
-/** Observe-only `beforeToolCall` handlers get a `mock()` that is never accepted. */
-function withInertMock(point: HookPoint, payload: unknown): unknown {
-  if (point !== 'beforeToolCall' || typeof (payload as { mock?: unknown }).mock === 'function') return payload;
-  return { ...(payload as object), mock: () => false };
 }

@@ -7,7 +7,7 @@ import { ContextIdFactory, DiscoveryService, MetadataScanner, ModuleRef } from '
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { HookConfigurationError } from './hook-errors.js';
 import { HookMetadataAccessor } from './hook-metadata.accessor.js';
-import { HOOK_POINTS, isHookPoint } from './hook-points.js';
+import { HOOK_POINTS, isControlPoint, isHookPoint } from './hook-points.js';
 import { HookReadinessWatcher } from './hook-readiness.watcher.js';
 import { HookRegistry } from './hook-registry.js';
 import { MAX_IDENTIFIER_LENGTH } from './input-limits.js';
@@ -78,8 +78,8 @@ export class HookExplorer implements OnModuleInit {
     if (options.failurePolicy !== undefined && spec.family !== 'engine') {
       throw new HookConfigurationError(`${where}: failurePolicy applies to engine-family points; ${point} takes onError`);
     }
-    if (options.onError !== undefined && point !== 'beforeToolCall' && point !== 'afterToolCall') {
-      throw new HookConfigurationError(`${where}: onError applies to beforeToolCall/afterToolCall controls only, not ${point}`);
+    if (options.onError !== undefined && !isControlPoint(point)) {
+      throw new HookConfigurationError(`${where}: onError applies to beforeToolCall/afterToolCall, beforeModelCall/afterModelCall controls only, not ${point}`);
     }
     if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
       throw new HookConfigurationError(`${where}: timeoutMs must be a positive number`);

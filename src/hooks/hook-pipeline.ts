@@ -10,7 +10,7 @@ import type { HookPayloads, HookPoint } from './hook-points.js';
 export interface DispatchedEvent<P extends HookPoint = HookPoint> {
   readonly point: P;
   readonly operationId?: string;
-  readonly payload: P extends 'beforeToolCall' ? Omit<HookPayloads[P], 'mock'> : HookPayloads[P];
+  readonly payload: P extends 'beforeToolCall' | 'beforeModelCall' ? Omit<HookPayloads[P], 'mock'> : HookPayloads[P];
 }
 
 /** A hook failure that was handled (logged, policy applied) rather than thrown; subscribe to alert on it. */

@@ -1,5 +1,5 @@
 /**
- * The 27 hook points of both families (SPEC A2, E2) as one table the compiler checks: every point has a
+ * The 32 hook points of both families (SPEC A2, E2, K1) as one table the compiler checks: every point has a
  * family, a kind and a payload type, and the payload map below must name exactly the same points.
  */
 import type {
@@ -30,6 +30,8 @@ import type {
   ToolRequestContext,
   ToolResultContext,
 } from './contexts.js';
+import type { AfterModelCallEvent, BeforeModelCallEvent, OnModelCallErrorEvent } from './model-call-events.js';
+import type { ModelRequestContext, ModelResponseContext } from './model-contexts.js';
 
 export type HookFamily = 'agent' | 'engine';
 
@@ -37,7 +39,7 @@ export type HookFamily = 'agent' | 'engine';
  * - `observe`: handlers watch; nothing they return is used.
  * - `control`: may decide allow/deny (agent tool events, W8–W14).
  * - `transform`: may (or must) return a new payload that replaces the input (E2).
- * - `mock`: may supply the result instead of running the tool (M1); also a control.
+ * - `mock`: may supply the result instead of running the tool or the model (M1, K3); also a control.
  */
 export type HookKind = 'observe' | 'control' | 'transform' | 'mock';
 
@@ -59,6 +61,9 @@ export interface HookPayloads {
   beforeCallAgent: BeforeCallAgentEvent;
   afterCallAgent: AfterCallAgentEvent;
   onCallAgentError: OnCallAgentErrorEvent;
+  beforeModelCall: BeforeModelCallEvent;
+  afterModelCall: AfterModelCallEvent;
+  onModelCallError: OnModelCallErrorEvent;
   on_engine_start: EngineContext;
   on_engine_stop: EngineContext;
   on_run_start: RunContext;
@@ -70,6 +75,8 @@ export interface HookPayloads {
   on_tool_error: ToolCallContext;
   before_mcp_request: McpRequestContext;
   after_mcp_response: McpResponseContext;
+  before_model_request: ModelRequestContext;
+  after_model_response: ModelResponseContext;
 }
 
 export type HookPoint = keyof HookPayloads;
@@ -104,6 +111,9 @@ export const HOOK_POINTS = {
   beforeCallAgent: { family: 'agent', kind: 'observe', payload: 'BeforeCallAgentEvent', toolEvent: false },
   afterCallAgent: { family: 'agent', kind: 'observe', payload: 'AfterCallAgentEvent', toolEvent: false },
   onCallAgentError: { family: 'agent', kind: 'observe', payload: 'OnCallAgentErrorEvent', toolEvent: false },
+  beforeModelCall: { family: 'agent', kind: 'mock', payload: 'BeforeModelCallEvent', toolEvent: false },
+  afterModelCall: { family: 'agent', kind: 'control', payload: 'AfterModelCallEvent', toolEvent: false },
+  onModelCallError: { family: 'agent', kind: 'observe', payload: 'OnModelCallErrorEvent', toolEvent: false },
   on_engine_start: { family: 'engine', kind: 'observe', payload: 'EngineContext', toolEvent: false },
   on_engine_stop: { family: 'engine', kind: 'observe', payload: 'EngineContext', toolEvent: false, neverPropagates: true },
   on_run_start: { family: 'engine', kind: 'transform', payload: 'RunContext', toolEvent: false, mustReturn: false },
@@ -115,12 +125,23 @@ export const HOOK_POINTS = {
   on_tool_error: { family: 'engine', kind: 'observe', payload: 'ToolCallContext', toolEvent: true },
   before_mcp_request: { family: 'engine', kind: 'transform', payload: 'McpRequestContext', toolEvent: false, mustReturn: false },
   after_mcp_response: { family: 'engine', kind: 'observe', payload: 'McpResponseContext', toolEvent: false },
+  before_model_request: { family: 'engine', kind: 'transform', payload: 'ModelRequestContext', toolEvent: false, mustReturn: false },
+  after_model_response: { family: 'engine', kind: 'transform', payload: 'ModelResponseContext', toolEvent: false, mustReturn: false },
 } as const satisfies { readonly [P in HookPoint]: HookPointSpec };
 
 export type AgentHookPoint = { [P in HookPoint]: (typeof HOOK_POINTS)[P]['family'] extends 'agent' ? P : never }[HookPoint];
 export type EngineHookPoint = Exclude<HookPoint, AgentHookPoint>;
 export type TransformHookPoint = { [P in HookPoint]: (typeof HOOK_POINTS)[P]['kind'] extends 'transform' ? P : never }[HookPoint];
 export type ToolControlPoint = 'beforeToolCall' | 'afterToolCall';
+/** The model call's controls (K1, K3): decided like the tool points, same decisions and failure handling. */
+export type ModelControlPoint = 'beforeModelCall' | 'afterModelCall';
+/** Every point whose hooks may decide allow/deny and take `onError` / `responseHandling: 'toolCall'`. */
+export type ControlPoint = ToolControlPoint | ModelControlPoint;
+export const CONTROL_POINTS: ReadonlySet<HookPoint> = new Set<HookPoint>(['beforeToolCall', 'afterToolCall', 'beforeModelCall', 'afterModelCall']);
+
+export function isControlPoint(point: string): point is ControlPoint {
+  return CONTROL_POINTS.has(point as HookPoint);
+}
 
 export const HOOK_POINT_NAMES: readonly HookPoint[] = Object.freeze(Object.keys(HOOK_POINTS) as HookPoint[]);
 export const AGENT_HOOK_POINTS: readonly AgentHookPoint[] = Object.freeze(

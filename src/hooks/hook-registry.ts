@@ -5,7 +5,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AgentHook } from './agent-hook.js';
 import { HookConfigurationError } from './hook-errors.js';
-import { HOOK_POINTS, isHookPoint, type HookPoint } from './hook-points.js';
+import { HOOK_POINTS, isControlPoint, isHookPoint, type HookPoint } from './hook-points.js';
 import { CALLER_HOOK_VALIDATOR, type CallerHookValidator } from './hook-ports.js';
 import { MAX_IDENTIFIER_LENGTH } from './input-limits.js';
 import { compileMatcher } from './matcher.js';
@@ -100,8 +100,8 @@ export class HookRegistry {
     if (hook.onError !== undefined && hook.onError !== 'continue' && hook.onError !== 'block') {
       throw new HookConfigurationError(`${where}: onError must be 'continue' or 'block'`);
     }
-    if (hook.onError !== undefined && hook.type !== 'beforeToolCall' && hook.type !== 'afterToolCall') {
-      throw new HookConfigurationError(`${where}: onError applies to beforeToolCall/afterToolCall controls only, not ${hook.type}`);
+    if (hook.onError !== undefined && !isControlPoint(hook.type)) {
+      throw new HookConfigurationError(`${where}: onError applies to beforeToolCall/afterToolCall, beforeModelCall/afterModelCall controls only, not ${hook.type}`);
     }
     if (hook.timeoutMs !== undefined && !(Number.isFinite(hook.timeoutMs) && hook.timeoutMs > 0)) {
       throw new HookConfigurationError(`${where}: timeoutMs must be a positive number`);

@@ -1,12 +1,12 @@
 /** What result control decided about one tool call (W8, W9, W12), kept apart from the tool's own state (P3). */
 import type { MockOutcome, ToolResult } from './agent-events.js';
-import type { ToolControlPoint } from './hook-points.js';
+import type { ControlPoint } from './hook-points.js';
 
 export type ToolVerdict =
   | { readonly outcome: 'allowed' }
   | {
       readonly outcome: 'denied' | 'control_error';
-      readonly phase: ToolControlPoint;
+      readonly phase: ControlPoint;
       readonly hookId: string;
       /** The text that replaces the tool result: the deny reason, or `hook_control_error`. */
       readonly reason: string;
@@ -29,7 +29,7 @@ export interface ToolCallGate {
 }
 
 /** DESIGN §7: a hook's verdict as it is stored on the tool message, apart from the tool's own state (P3). */
-export function hookVerdictState(verdict: DeniedVerdict): { hookVerdict: { outcome: DeniedVerdict['outcome']; phase: ToolControlPoint; reason: string } } {
+export function hookVerdictState(verdict: DeniedVerdict): { hookVerdict: { outcome: DeniedVerdict['outcome']; phase: ControlPoint; reason: string } } {
   return { hookVerdict: { outcome: verdict.outcome, phase: verdict.phase, reason: verdict.reason } };
 }
 

@@ -46,6 +46,7 @@ import {
   IdempotencyKeyReusedError,
   InterventionNotPendingError,
   OperationCompletedError,
+  RunBlockedError,
   RunCancelledError,
   RunFailedError,
   RunLimitError,
@@ -259,6 +260,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     if (result.reason === 'done') return result;
     if (result.reason === 'max_steps' || result.reason === 'cost_limit') throw new RunLimitError(result.reason, operationId);
     if (result.reason === 'interrupted') throw new RunCancelledError(operationId);
+    if (result.reason === 'blocked') throw new RunBlockedError(operationId);
     throw live?.error ?? new RunFailedError(operationId, 'Error');
   }
 

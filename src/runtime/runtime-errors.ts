@@ -37,6 +37,16 @@ export class RuntimeShuttingDownError extends Error {
   }
 }
 
+/** `blocked`: a model-call control denied the model's call or its answer (SPEC K3). */
+export class RunBlockedError extends Error {
+  override readonly name = 'RunBlockedError';
+  readonly code = 'blocked';
+
+  constructor(readonly operationId: string) {
+    super(`operation ${operationId} was blocked by a model-call hook`);
+  }
+}
+
 /** `max_steps` or `cost_limit`. */
 export class RunLimitError extends Error {
   override readonly name = 'RunLimitError';

@@ -17,13 +17,14 @@ import { AGENT_DIRECTORY, type AgentDirectory } from './agent-directory.port.js'
 import { Compactor } from './compactor.js';
 import { addUsage, toChat } from './conversation.js';
 import { isHumanRejection } from './intervention-receipts.js';
-import type { ModelToolCall } from './models/chat-model.js';
+import type { ChatRequest, ChatUsage, ModelToolCall } from './models/chat-model.js';
 import { RUNTIME_STORE, type NewMessage, type RuntimeStore, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
 import { StepCalls, type CallPlan } from './step-calls.js';
 import { WAITING, type StepContext, type StepResult } from './step-context.js';
 import type { SubAgents } from './sub-agent.port.js';
 import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
-import { TracedModelCalls } from './traced-model-calls.js';
+import { GovernedModelCalls, ModelCallBlocked, type GovernedAnswer } from './governed-model-call.js';
+import { hookVerdictState } from '../hooks/tool-verdict.js';
 import { AgentTracer } from '../tracing/agent-tracer.js';
 
 export type { StepResult } from './step-context.js';
@@ -57,6 +58,7 @@ export interface StepInput {
 }
 
 const INTERRUPTED = { terminal: 'interrupted' } as const;
+const BLOCKED = { terminal: 'blocked' } as const;
 
 @Injectable()
 export class StepExecutor {
@@ -68,7 +70,7 @@ export class StepExecutor {
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
     @Inject(AGENT_DIRECTORY) private readonly agents: AgentDirectory,
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
-    private readonly modelCalls: TracedModelCalls,
+    private readonly modelCalls: GovernedModelCalls,
     private readonly tracer: AgentTracer,
   ) {}
 
@@ -93,7 +95,9 @@ export class StepExecutor {
       else if (outcome !== 'done') return outcome.end;
     }
     if (awaitingDeferred && (await this.pausedForDeferred(step))) return WAITING;
-    return this.finish(step, plan);
+    const end = await this.finish(step, plan);
+    // K3: a denied model call's answer is the reason, with no tool calls; the operation ends `blocked`.
+    return end !== undefined && 'terminal' in end && end.terminal === 'done' && isBlockedAnswer(answer) ? BLOCKED : end;
   }
 
   /**
@@ -146,8 +150,33 @@ export class StepExecutor {
   private async answer(step: StepContext): Promise<StoredMessage> {
     const { agent, messages, leaseOwner, dispatchOptions } = step;
     await this.dispatcher.dispatch('beforeStep', { ...step.base(), type: 'beforeStep' }, dispatchOptions);
-    step.operation = await this.compactor.compactIfNeeded({ operation: step.operation, messages, agent, base: step.base(), dispatchOptions, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
-    const request = {
+    let answered: GovernedAnswer;
+    try {
+      step.operation = await this.compactor.compactIfNeeded({ operation: step.operation, messages, agent, base: step.base(), dispatchOptions, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
+      answered = await this.modelCalls.complete({ agent, request: this.request(step), operationId: step.operationId, purpose: 'step', base: step.base, dispatchOptions });
+    } catch (error) {
+      if (error instanceof ModelCallBlocked) return this.commitAnswer(step, blockedMessage(error), error.usage);
+      throw error;
+    }
+    const { response, mocked } = answered;
+    // A provider's id is kept when it fits the id columns; an empty, over-long or odd one is replaced.
+    const toolCalls = response.toolCalls.map((call) => ({ ...call, id: usableCallId(call.id) ? call.id : `call_${randomUUID()}` }));
+    // K3: a mocked answer is marked so on its message; its tool calls go on through G1 like any others.
+    const message: NewMessage = { role: 'assistant', content: response.content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...(mocked ? { state: { mocked: true } } : {}) };
+    return this.commitAnswer(step, message, response.usage);
+  }
+
+  /** The step's assistant message, committed with the usage its model call cost. */
+  private async commitAnswer(step: StepContext, message: NewMessage, usage: ChatUsage): Promise<StoredMessage> {
+    const committed = await this.commit(step, message, { usage: addUsage(step.operation.usage, usage) });
+    const assistant = committed.message!;
+    step.messages.push(assistant);
+    return assistant;
+  }
+
+  private request(step: StepContext): ChatRequest {
+    const { agent, messages } = step;
+    return {
       messages: toChat(messages, agent, step.operation.compaction),
       tools: step.offer.tools.map(({ identifier, apiName, description, parameters }) => ({ identifier, apiName, description, parameters })),
       prompt: messages.find((m) => m.role === 'user')?.content ?? '',
@@ -156,17 +185,6 @@ export class StepExecutor {
       signal: step.signal,
       purpose: 'step' as const,
     };
-    const response = await this.modelCalls.complete(agent, request, step.operationId);
-    // A provider's id is kept when it fits the id columns; an empty, over-long or odd one is replaced.
-    const toolCalls = response.toolCalls.map((call) => ({ ...call, id: usableCallId(call.id) ? call.id : `call_${randomUUID()}` }));
-    const committed = await this.commit(
-      step,
-      { role: 'assistant', content: response.content, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
-      { usage: addUsage(step.operation.usage, response.usage) },
-    );
-    const assistant = committed.message!;
-    messages.push(assistant);
-    return assistant;
   }
 
   /** Deferred results or children's answers are still out: the operation waits — unless every one arrived meanwhile. */
@@ -284,4 +302,14 @@ function unfinishedStepAnswer(messages: readonly StoredMessage[], finishedSteps:
     last = message;
   }
   return answers > finishedSteps ? last : undefined;
+}
+
+/** K3: what a denied model call publishes as the step's answer — the reason, the verdict apart from any state (P3). */
+function blockedMessage({ verdict }: ModelCallBlocked): NewMessage {
+  return { role: 'assistant', content: verdict.reason, error: verdict.error, state: hookVerdictState(verdict) };
+}
+
+/** An answer a model-call control replaced (K3); a resumed step ends `blocked` as the first run would have. */
+function isBlockedAnswer(message: StoredMessage): boolean {
+  return message.role === 'assistant' && message.error !== undefined;
 }

@@ -14,7 +14,7 @@ import { HookDispatcher } from '../hooks/hook-dispatcher.js';
 import { agentEventBase } from './agent-event-base.js';
 import type { LiveOperation } from './live-operation.js';
 import type { OperationResult } from './operation-result.js';
-import { AlreadyCompletedError, OperationCompletedError, RunCancelledError, RunLimitError } from './runtime-errors.js';
+import { AlreadyCompletedError, OperationCompletedError, RunBlockedError, RunCancelledError, RunLimitError } from './runtime-errors.js';
 import { RUNTIME_STORE, type RuntimeStore, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
 
 /**
@@ -94,7 +94,8 @@ export class TerminalSequence {
       );
     }
     await safely(() => this.dispatcher.dispatch('onComplete', { ...base, type: 'onComplete', reason }, options));
-    const raised = reason === 'error' ? toError(error) : reason === 'interrupted' ? new RunCancelledError(operationId) : new RunLimitError(reason, operationId);
+    const raised =
+      reason === 'error' ? toError(error) : reason === 'interrupted' ? new RunCancelledError(operationId) : reason === 'blocked' ? new RunBlockedError(operationId) : new RunLimitError(reason, operationId);
     // on_run_error never propagates and never masks the original error (E2).
     await safely(() => this.dispatcher.dispatch('on_run_error', raised, options));
   }

@@ -5,7 +5,8 @@
  */
 import { Injectable } from '@nestjs/common';
 import type { ResolvedAgent } from './agent-directory.port.js';
-import type { ChatRequest, ChatResponse } from './models/chat-model.js';
+import { ModelError, type ChatRequest, type ChatResponse } from './models/chat-model.js';
+import type { ModelAttemptObserver } from './models/model-attempts.js';
 import { AgentTracer, type SpanAttributes, type TraceSpan } from '../tracing/agent-tracer.js';
 import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
 
@@ -13,7 +14,8 @@ import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
 export class TracedModelCalls {
   constructor(private readonly tracer: AgentTracer) {}
 
-  complete(agent: ResolvedAgent, request: ChatRequest, operationId: string): Promise<ChatResponse> {
+  /** `observer` hears each failed attempt (K2: `onModelCallError`); the call is one attempt. */
+  complete(agent: ResolvedAgent, request: ChatRequest, operationId: string, observer?: ModelAttemptObserver): Promise<ChatResponse> {
     const model = agent.modelInfo?.name ?? 'unknown';
     // Built only when a span is started (an SDK is registered).
     const attributes = (): SpanAttributes => {
@@ -23,7 +25,8 @@ export class TracedModelCalls {
     };
     // No async frame around the call (each promise costs while a context manager is active).
     return this.tracer.span(`chat ${model}`, 'client', attributes, (span) => {
-      const answered = agent.model.complete(request);
+      const called = agent.model.complete(request);
+      const answered = observer ? called.catch((error: unknown) => failedAttempt(observer, model, error)) : called;
       return span.recording ? answered.then((response) => this.usageOn(span, request, response)) : answered;
     });
   }
@@ -42,4 +45,12 @@ export class TracedModelCalls {
     span.set(attributes);
     return response;
   }
+}
+
+/** Tells the observer, then fails as the attempt did (the caller sees the original error). */
+function failedAttempt(observer: ModelAttemptObserver, model: string, error: unknown): never {
+  const type = error instanceof ModelError ? error.code : error instanceof Error ? error.name : typeof error;
+  const status = error instanceof ModelError ? error.status : undefined;
+  observer.attemptFailed({ model, attempt: 1, error: { type, ...(status !== undefined ? { status } : {}) }, willRetry: false });
+  throw error;
 }

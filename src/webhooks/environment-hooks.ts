@@ -6,7 +6,7 @@
  */
 import type { RegisteredHook } from '../hooks/registered-hook.js';
 import { HookConfigurationError } from '../hooks/hook-errors.js';
-import { AGENT_HOOK_POINTS, type AgentHookPoint, type HookPoint } from '../hooks/hook-points.js';
+import { AGENT_HOOK_POINTS, isControlPoint, type AgentHookPoint, type HookPoint } from '../hooks/hook-points.js';
 import type { EnvironmentHooks, EnvironmentHookSource } from '../hooks/hook-ports.js';
 import { ENVIRONMENT_HOOK_ID_PREFIX } from './environment-hook-id.js';
 import { validateWebhookHook } from './webhook-config.schema.js';
@@ -18,8 +18,6 @@ export const ENV_WEBHOOK_EVENTS = 'AGENT_HOOK_WEBHOOK_EVENTS';
 export const ENV_WEBHOOK_RESPONSE_HANDLING = 'AGENT_HOOK_WEBHOOK_RESPONSE_HANDLING';
 export const ENV_WEBHOOK_ON_ERROR = 'AGENT_HOOK_WEBHOOK_ON_ERROR';
 
-/** The points where `toolCall` turns a listed event into a control (W8, W9). */
-const CONTROL_POINTS: ReadonlySet<HookPoint> = new Set<HookPoint>(['beforeToolCall', 'afterToolCall']);
 const NONE: readonly RegisteredHook[] = Object.freeze([]);
 const AGENT_POINTS: ReadonlySet<string> = new Set(AGENT_HOOK_POINTS);
 
@@ -86,8 +84,8 @@ export function readEnvironmentHooks(env: NodeJS.ProcessEnv = process.env, optio
   const events = parseEvents(env[ENV_WEBHOOK_EVENTS]);
   const responseHandling = parseResponseHandling(env[ENV_WEBHOOK_RESPONSE_HANDLING]);
   const onError = parseOnError(env[ENV_WEBHOOK_ON_ERROR]);
-  if (responseHandling === 'toolCall' && !events.some((event) => CONTROL_POINTS.has(event))) {
-    throw invalid(ENV_WEBHOOK_RESPONSE_HANDLING, "is 'toolCall' but AGENT_HOOK_WEBHOOK_EVENTS lists neither beforeToolCall nor afterToolCall");
+  if (responseHandling === 'toolCall' && !events.some((event) => isControlPoint(event))) {
+    throw invalid(ENV_WEBHOOK_RESPONSE_HANDLING, "is 'toolCall' but AGENT_HOOK_WEBHOOK_EVENTS lists no control point (beforeToolCall, afterToolCall, beforeModelCall, afterModelCall)");
   }
   if (onError === 'block' && responseHandling !== 'toolCall') {
     throw invalid(ENV_WEBHOOK_ON_ERROR, "is 'block' but only a control can block: set AGENT_HOOK_WEBHOOK_RESPONSE_HANDLING=toolCall");
@@ -95,7 +93,7 @@ export function readEnvironmentHooks(env: NodeJS.ProcessEnv = process.env, optio
 
   return events.map((event) => {
     const id = `${ENVIRONMENT_HOOK_ID_PREFIX}${event}`;
-    const control = responseHandling === 'toolCall' && CONTROL_POINTS.has(event);
+    const control = responseHandling === 'toolCall' && isControlPoint(event);
     const webhook = validateWebhookHook(
       {
         id,

@@ -4,6 +4,7 @@
  * payloads are slimmed; control receivers get the full result they must judge.
  */
 import type { AgentHookWebhook } from '../hooks/agent-hook.js';
+import { isModelContentPoint, modelCallMetadata } from './model-call-payload.js';
 import type { UserDirectory } from './user-directory.js';
 import { CANCELLED, UserEmailCache, type EmailLookup, type UserEmailCacheOptions } from './user-email-cache.js';
 
@@ -115,7 +116,7 @@ export class WebhookPayloadBuilder {
     const { signal } = options;
     if (signal?.aborted) return undefined;
     const { eventFields, body } = hook.webhook;
-    const source = options.control ? event : redactResultForEvents(event);
+    const source = options.control ? event : isModelContentPoint(hook.point) ? modelCallMetadata(event) : redactResultForEvents(event);
     const payload: Record<string, unknown> =
       eventFields === undefined
         ? unprojected(source, hook.id, hook.point, body)

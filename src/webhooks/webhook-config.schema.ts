@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { AgentHook, AgentHookWebhook } from '../hooks/agent-hook.js';
 import { HookConfigurationError } from '../hooks/hook-errors.js';
-import { HOOK_POINTS, isHookPoint, type AgentHookPoint } from '../hooks/hook-points.js';
+import { HOOK_POINTS, isControlPoint, isHookPoint } from '../hooks/hook-points.js';
 import type { CallerHookValidator } from '../hooks/hook-ports.js';
 import { compileMatcher } from '../hooks/matcher.js';
 import { matcherScopeProblem } from '../hooks/matcher-scope.js';
@@ -22,8 +22,6 @@ export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 30;
 /** Response modes removed from the reference product; both became `toolCall` (W10). */
 const REMOVED_RESPONSE_MODES = new Set(['toolResult', 'toolCallAndResult']);
 
-/** The points a control (`responseHandling: 'toolCall'`) can decide at (W8, W9). */
-const CONTROL_POINTS: ReadonlySet<string> = new Set<AgentHookPoint>(['beforeToolCall', 'afterToolCall']);
 
 export const webhookConfigSchema = z.strictObject({
   // Shape only here; the URL rules (and app-relative resolution) run after parsing.
@@ -134,7 +132,7 @@ export function validateWebhookHook(hook: WebhookHookInput, options: WebhookVali
   const onError = webhook.onError ?? 'continue';
   const delivery = webhook.delivery ?? 'fetch';
   if (responseHandling === 'toolCall') {
-    if (!CONTROL_POINTS.has(type)) fail('webhook.responseHandling', `'toolCall' applies to beforeToolCall and afterToolCall only, not ${type}`);
+    if (!isControlPoint(type)) fail('webhook.responseHandling', `'toolCall' applies to beforeToolCall and afterToolCall, beforeModelCall and afterModelCall only, not ${type}`);
     // A decision must come back synchronously (DESIGN §4): controls are always direct.
     if (delivery !== 'fetch') fail('webhook.delivery', `must be 'fetch' for a control (responseHandling 'toolCall'), not '${delivery}'`);
     // A control judges the whole event; a trimmed or rewritten payload could hide what it must see.

@@ -1,7 +1,7 @@
 /** The shapes of the public API the console reads (DESIGN §7): nothing here is internal to the server. */
 
 export type OperationStatus = 'running' | 'waiting' | 'completed';
-export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit';
+export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit' | 'blocked';
 
 export interface Usage {
   inputTokens: number;
@@ -47,7 +47,7 @@ export interface OperationPage {
 
 export interface HookVerdict {
   outcome: 'denied' | 'control_error';
-  phase: 'beforeToolCall' | 'afterToolCall';
+  phase: 'beforeToolCall' | 'afterToolCall' | 'beforeModelCall' | 'afterModelCall';
   reason?: string;
 }
 

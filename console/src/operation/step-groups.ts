@@ -1,10 +1,13 @@
 /**
  * Groups timeline rows by step for the waterfall. The timeline names no step, so the groups are found:
  * 1. `beforeStep` rows start a step (exact, when a beforeStep hook is configured);
- * 2. otherwise the rows of each tool call are found by the canonical per-call order (DESIGN §3) and
+ * 2. otherwise, when model-call hooks ran (SPEC K1), each step's model call starts its group: a model-call row
+ *    after the step's tool or compaction rows begins the next step (a compaction's call and the answer's
+ *    call of one step stay together);
+ * 3. otherwise the rows of each tool call are found by the canonical per-call order (DESIGN §3) and
  *    matched to the tool messages, whose step is the assistant message before them — used only when the
  *    number of calls found equals the number of tool messages;
- * 3. otherwise one group, said to be unmarked.
+ * 4. otherwise one group, said to be unmarked.
  * Run-level rows (on_run_start before, terminal points after) get groups of their own.
  */
 import type { MessageView, TimelineItem } from '../api/types.js';
@@ -34,6 +37,10 @@ const CALL_ORDER: Record<string, number> = {
   after_tool_call: 7,
 };
 
+/** The model call's points (SPEC K1): they open a step's work, before its tool calls. */
+const MODEL_CALL = new Set(['before_model_request', 'beforeModelCall', 'onModelCallError', 'after_model_response', 'afterModelCall']);
+const COMPACTION = new Set(['beforeCompact', 'afterCompact', 'onCompactError']);
+
 const RUN_START = new Set(['on_engine_start', 'on_run_start']);
 const RUN_END = new Set(['onError', 'onComplete', 'on_run_end', 'on_run_error', 'on_engine_stop']);
 
@@ -46,7 +53,11 @@ export function groupBySteps(rows: readonly TimelineItem[], messages: readonly M
     else if (RUN_END.has(row.point)) end.push(row);
     else middle.push(row);
   }
-  const steps = middle.some((row) => row.point === 'beforeStep') ? byStepMarkers(middle) : byToolCalls(middle, messages);
+  const steps = middle.some((row) => row.point === 'beforeStep')
+    ? byStepMarkers(middle)
+    : middle.some((row) => MODEL_CALL.has(row.point))
+      ? byModelCalls(middle)
+      : byToolCalls(middle, messages);
   const groups: StepGroup[] = [];
   if (start.length > 0) groups.push({ key: 'run-start', label: 'Run start', rows: start });
   groups.push(...steps);
@@ -67,6 +78,25 @@ function byStepMarkers(rows: readonly TimelineItem[]): StepGroup[] {
       }
     }
     current!.rows.push(row);
+  }
+  return groups;
+}
+
+function byModelCalls(rows: readonly TimelineItem[]): StepGroup[] {
+  const groups: StepGroup[] = [];
+  let current: StepGroup | undefined;
+  // Whether the current group has rows past its model call (tool calls, afterStep): a model row then starts a step.
+  let pastModelCall = false;
+  for (const row of rows) {
+    // A step's work opens with its compaction (if any) and its model call.
+    const opens = MODEL_CALL.has(row.point) || COMPACTION.has(row.point);
+    if (!current || (opens && pastModelCall)) {
+      current = { key: `step-${groups.length + 1}`, label: `Step ${groups.length + 1}`, rows: [] };
+      groups.push(current);
+      pastModelCall = false;
+    }
+    current.rows.push(row);
+    if (!opens) pastModelCall = true;
   }
   return groups;
 }

@@ -46,7 +46,7 @@ export const OPERATION: SchemaObject = {
     operationId: { type: 'string', format: 'uuid' },
     agentId: string,
     status: STATUS,
-    reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit'] },
+    reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit', 'blocked'] },
     pendingTools: {
       type: 'array',
       items: {
@@ -89,7 +89,7 @@ export const OPERATION_LIST: SchemaObject = {
           operationId: { type: 'string', format: 'uuid' },
           agentId: string,
           status: STATUS,
-          reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit'] },
+          reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit', 'blocked'] },
           createdAt: { type: 'string', format: 'date-time' },
           updatedAt: { type: 'string', format: 'date-time' },
           steps: { type: 'integer', description: 'Finished steps' },

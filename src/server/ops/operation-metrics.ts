@@ -38,7 +38,7 @@ export class OperationMetrics {
     });
     new Gauge({
       name: 'agent_hooks_operations_completed',
-      help: 'Completed operations in the database by terminal reason (done, error, interrupted, max_steps, cost_limit).',
+      help: 'Completed operations in the database by terminal reason (done, error, interrupted, max_steps, cost_limit, blocked).',
       labelNames: ['reason'],
       registers: [registry],
       async collect() {

@@ -157,18 +157,22 @@ beforeEach(() => {
   Object.assign(policy, { denyBefore: false, denyAfter: false, mockClock: false });
 });
 
+/** K1: around every model call, as announced to a subscriber (which observes every point). */
+const MODEL_CALL = ['before_model_request', 'beforeModelCall', 'after_model_response', 'afterModelCall'];
 const TOOL_CALL = ['before_tool_call', 'beforeToolCall', 'tool clock/now ran', 'transform_tool_result', 'afterToolCall', 'afterPolicy saw 2026-11-30T00:00:00Z', 'after_tool_call'];
 
 describe('DESIGN §3 order (A3, E2)', () => {
-  it('a plain call: run start, steps, tool-call order, terminal done sequence', async () => {
+  it('a plain call (K1: model-call points around each step\'s model call): run start, steps, tool-call order, terminal done sequence', async () => {
     const result = await runtime.run('What time is it?', { agentId: 'assistant' });
     expect(result).toMatchObject({ status: 'completed', reason: 'done', content: 'It is 2026-11-30T00:00:00Z.' });
     expect(trace.filter((t) => HOOK_POINT_NAMES.includes(t as HookPoint) || t.startsWith('tool') || t.startsWith('afterPolicy'))).toEqual([
       'on_run_start',
       'beforeStep',
+      ...MODEL_CALL,
       ...TOOL_CALL,
       'afterStep',
       'beforeStep',
+      ...MODEL_CALL,
       'afterStep',
       'onComplete',
       'on_run_end',

@@ -50,6 +50,30 @@ describe('E4 hooks: valid sections', () => {
     expect(entries('  on_run_end: []\n')).toEqual([]);
   });
 
+  it('K1: the model-call points take entries — transforms with failure_policy, controls with onError; a matcher stays a tool-point key', () => {
+    const found = entries(
+      [
+        '  before_model_request:',
+        '    - { plugin: pii, method: redact, failure_policy: fail }',
+        '  after_model_response:',
+        '    - { ref: "plugins/hooks/mask:mask", failure_policy: warn }',
+        '  afterModelCall:',
+        '    - { ref: "plugins/hooks/guard:guard", onError: block }',
+        '  onModelCallError:',
+        '    - { ref: "plugins/hooks/audit:record" }',
+        '',
+      ].join('\n'),
+    );
+    expect(found.map(({ point, failurePolicy, onError }) => ({ point, failurePolicy, onError }))).toEqual([
+      { point: 'before_model_request', failurePolicy: 'fail', onError: undefined },
+      { point: 'after_model_response', failurePolicy: 'warn', onError: undefined },
+      { point: 'afterModelCall', failurePolicy: undefined, onError: 'block' },
+      { point: 'onModelCallError', failurePolicy: undefined, onError: undefined },
+    ]);
+    single('  onModelCallError:\n    - { ref: "m:f", onError: block }\n', 4, 'hooks.onModelCallError[0].onError', 'not onModelCallError');
+    single('  beforeModelCall:\n    - { ref: "m:f", matcher: "^fs/" }\n', 4, 'hooks.beforeModelCall[0].matcher', '');
+  });
+
   it('both families, plugin + method and ref forms, in file order, with their paths', () => {
     const found = entries(
       [
@@ -156,7 +180,7 @@ describe('E4 hooks: rejected entries name file, line and key path', () => {
 
   it('onError only on the agent-family controls beforeToolCall / afterToolCall, and only continue | block', () => {
     single('  after_tool_call:\n    - { ref: "m:f", onError: block }\n', 4, 'hooks.after_tool_call[0].onError', 'after_tool_call takes failure_policy');
-    single('  beforeStep:\n    - { ref: "m:f", onError: block }\n', 4, 'hooks.beforeStep[0].onError', 'controls beforeToolCall/afterToolCall only, not beforeStep');
+    single('  beforeStep:\n    - { ref: "m:f", onError: block }\n', 4, 'hooks.beforeStep[0].onError', 'controls beforeToolCall/afterToolCall, beforeModelCall/afterModelCall only, not beforeStep');
     single('  onToolCallError:\n    - { ref: "m:f", onError: continue }\n', 4, 'hooks.onToolCallError[0].onError', 'not onToolCallError');
     single(`  beforeToolCall:\n    - { ref: "m:f", onError: ${MARK} }\n`, 4, 'hooks.beforeToolCall[0].onError', 'must be one of: continue, block');
   });

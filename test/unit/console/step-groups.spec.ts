@@ -38,4 +38,24 @@ describe('issue 17 item 4: waterfall rows grouped by step', () => {
     expect(groups[0]!.label).toMatch(/steps not marked/);
     expect(groups[0]!.rows).toHaveLength(2);
   });
+
+  it('K1: without beforeStep rows, each step opens with its model call (a compaction and its summary call stay in the step)', () => {
+    const rows = [
+      row('before_model_request'),
+      row('beforeModelCall'),
+      row('afterModelCall'),
+      row('beforeToolCall'),
+      row('beforeCompact'),
+      row('beforeModelCall'),
+      row('afterCompact'),
+      row('beforeModelCall'),
+      row('afterModelCall'),
+      row('onComplete'),
+    ];
+    expect(shape(groupBySteps(rows, []))).toEqual([
+      ['Step 1', ['before_model_request', 'beforeModelCall', 'afterModelCall', 'beforeToolCall']],
+      ['Step 2', ['beforeCompact', 'beforeModelCall', 'afterCompact', 'beforeModelCall', 'afterModelCall']],
+      ['Run end', ['onComplete']],
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * The hook-point table (SPEC A2, E2; DESIGN §2 `hook-points.ts`): exactly 27 points, 16 agent + 11 engine,
+ * The hook-point table (SPEC A2, E2, K1; DESIGN §2 `hook-points.ts`): exactly 32 points, 19 agent + 13 engine,
  * each with a family, a kind and a payload type.
  */
 import {
@@ -29,6 +29,9 @@ const AGENT_POINTS = [
   'beforeCallAgent',
   'afterCallAgent',
   'onCallAgentError',
+  'beforeModelCall',
+  'afterModelCall',
+  'onModelCallError',
 ] as const;
 
 /** E2: point → payload context it receives. */
@@ -44,25 +47,27 @@ const ENGINE_PAYLOADS: Record<string, string> = {
   on_tool_error: 'ToolCallContext',
   before_mcp_request: 'McpRequestContext',
   after_mcp_response: 'McpResponseContext',
+  before_model_request: 'ModelRequestContext',
+  after_model_response: 'ModelResponseContext',
 };
 const ENGINE_POINTS = Object.keys(ENGINE_PAYLOADS);
 
 describe('hook points table', () => {
-  it('A2/E2: exactly 27 points, no duplicates', () => {
-    expect(HOOK_POINT_NAMES).toHaveLength(27);
-    expect(new Set(HOOK_POINT_NAMES).size).toBe(27);
-    expect(Object.keys(HOOK_POINTS)).toHaveLength(27);
+  it('A2/E2/K1: exactly 32 points, no duplicates', () => {
+    expect(HOOK_POINT_NAMES).toHaveLength(32);
+    expect(new Set(HOOK_POINT_NAMES).size).toBe(32);
+    expect(Object.keys(HOOK_POINTS)).toHaveLength(32);
     expect([...HOOK_POINT_NAMES].sort()).toEqual([...AGENT_POINTS, ...ENGINE_POINTS].sort());
   });
 
-  it('A2: the 16 agent points are exactly the SPEC names, family agent', () => {
-    expect(AGENT_HOOK_POINTS).toHaveLength(16);
+  it('A2/K1: the 19 agent points are exactly the SPEC names, family agent', () => {
+    expect(AGENT_HOOK_POINTS).toHaveLength(19);
     expect([...AGENT_HOOK_POINTS].sort()).toEqual([...AGENT_POINTS].sort());
     for (const point of AGENT_POINTS) expect(HOOK_POINTS[point].family).toBe('agent');
   });
 
-  it('E2: the 11 engine points are exactly the SPEC names, family engine', () => {
-    expect(ENGINE_HOOK_POINTS).toHaveLength(11);
+  it('E2/K1: the 13 engine points are exactly the SPEC names, family engine', () => {
+    expect(ENGINE_HOOK_POINTS).toHaveLength(13);
     expect([...ENGINE_HOOK_POINTS].sort()).toEqual([...ENGINE_POINTS].sort());
     for (const point of ENGINE_POINTS) expect(hookPointSpec(point as HookPoint).family).toBe('engine');
   });
@@ -90,29 +95,33 @@ describe('hook points table', () => {
     }
   });
 
-  it('E2: the transform points are exactly on_run_start, before_mcp_request, transform_tool_result', () => {
+  it('E2/K1: the transform points are exactly on_run_start, before_mcp_request, transform_tool_result, before_model_request, after_model_response', () => {
     const transforms = HOOK_POINT_NAMES.filter((p) => HOOK_POINTS[p].kind === 'transform').sort();
-    expect(transforms).toEqual(['before_mcp_request', 'on_run_start', 'transform_tool_result']);
+    expect(transforms).toEqual(['after_model_response', 'before_mcp_request', 'before_model_request', 'on_run_start', 'transform_tool_result']);
   });
 
   it('E2: only transform_tool_result must return; on_run_start / before_mcp_request may return nothing', () => {
     expect(hookPointSpec('transform_tool_result').mustReturn).toBe(true);
     expect(hookPointSpec('on_run_start').mustReturn).toBe(false);
     expect(hookPointSpec('before_mcp_request').mustReturn).toBe(false);
+    expect(hookPointSpec('before_model_request').mustReturn).toBe(false);
+    expect(hookPointSpec('after_model_response').mustReturn).toBe(false);
   });
 
   it('E2: every other engine point is observe-only (cannot modify)', () => {
     for (const point of ENGINE_POINTS) {
-      if (['on_run_start', 'before_mcp_request', 'transform_tool_result'].includes(point)) continue;
+      if (['on_run_start', 'before_mcp_request', 'transform_tool_result', 'before_model_request', 'after_model_response'].includes(point)) continue;
       expect({ point, kind: hookPointSpec(point as HookPoint).kind }).toEqual({ point, kind: 'observe' });
     }
   });
 
-  it('W8/W9/M1: beforeToolCall is a mock (and control) point, afterToolCall a control point, other agent points observe', () => {
+  it('W8/W9/M1/K1: beforeToolCall/beforeModelCall are mock (and control) points, afterToolCall/afterModelCall control points, other agent points observe', () => {
     expect(HOOK_POINTS.beforeToolCall.kind).toBe('mock');
     expect(HOOK_POINTS.afterToolCall.kind).toBe('control');
+    expect(HOOK_POINTS.beforeModelCall.kind).toBe('mock');
+    expect(HOOK_POINTS.afterModelCall.kind).toBe('control');
     for (const point of AGENT_POINTS) {
-      if (point === 'beforeToolCall' || point === 'afterToolCall') continue;
+      if (['beforeToolCall', 'afterToolCall', 'beforeModelCall', 'afterModelCall'].includes(point)) continue;
       expect({ point, kind: HOOK_POINTS[point].kind }).toEqual({ point, kind: 'observe' });
     }
   });
@@ -129,7 +138,7 @@ describe('hook points table', () => {
     expect(never).toEqual(['on_engine_stop', 'on_run_error']);
   });
 
-  it('A2/E2: isHookPoint accepts the 27 names only', () => {
+  it('A2/E2/K1: isHookPoint accepts the 32 names only', () => {
     for (const point of HOOK_POINT_NAMES) expect(isHookPoint(point)).toBe(true);
     for (const bad of ['', 'BeforeStep', 'before_step', 'onRunStart', 'toString', 'constructor', '__proto__', 42, null, undefined, {}]) {
       expect(isHookPoint(bad)).toBe(false);

@@ -221,6 +221,12 @@ describe('W10 AGENT_HOOK_WEBHOOK_RESPONSE_HANDLING', () => {
     expect(readEnvironmentHooks().map((hook) => [hook.point, hook.webhook!.responseHandling])).toEqual([['afterToolCall', 'toolCall']]);
   });
 
+  it("K1: 'toolCall' turns listed beforeModelCall/afterModelCall into controls; onModelCallError stays a notification", () => {
+    configure({ [EVENTS_VAR]: 'beforeModelCall,afterModelCall,onModelCallError', [RESPONSE_VAR]: 'toolCall' });
+    const modes = Object.fromEntries(readEnvironmentHooks().map((hook) => [hook.point, hook.webhook!.responseHandling]));
+    expect(modes).toEqual({ beforeModelCall: 'toolCall', afterModelCall: 'toolCall', onModelCallError: 'ignore' });
+  });
+
   it("W10: 'toolCall' needs beforeToolCall or afterToolCall in the event list", () => {
     configure({ [EVENTS_VAR]: 'afterStep,onToolCallError', [RESPONSE_VAR]: 'toolCall' });
     envError(() => readEnvironmentHooks(), RESPONSE_VAR, 'beforeToolCall', 'afterToolCall');

@@ -298,11 +298,11 @@ describe('W10 responseHandling and onError values', () => {
 describe('W8–W12 cross-field rules', () => {
   const control = { url: URL_OK, responseHandling: 'toolCall' };
 
-  it.each(['beforeToolCall', 'afterToolCall'])('W8/W9: toolCall is accepted on %s', (type) => {
+  it.each(['beforeToolCall', 'afterToolCall', 'beforeModelCall', 'afterModelCall'])('W8/W9/K1: toolCall is accepted on %s', (type) => {
     expect(validate(hook(control, { type })).responseHandling).toBe('toolCall');
   });
 
-  const nonControlPoints = AGENT_HOOK_POINTS.filter((p) => p !== 'beforeToolCall' && p !== 'afterToolCall');
+  const nonControlPoints = AGENT_HOOK_POINTS.filter((p) => !['beforeToolCall', 'afterToolCall', 'beforeModelCall', 'afterModelCall'].includes(p));
   it.each(nonControlPoints)('W10: toolCall is rejected on %s', (type) => {
     rejection(() => validate(hook(control, { type })), 'webhook.responseHandling', type);
   });
