@@ -6,7 +6,7 @@
  * failure is its type and status, never a provider's body.
  */
 import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from './chat-model.js';
-import { attemptFailure, retryDelayMs, type AttemptFailure, type ModelRetrySettings } from './model-retry-policy.js';
+import { attemptFailure, retryDelayMs, type ModelRetrySettings } from './model-retry-policy.js';
 
 export interface ModelAttemptFailure {
   model: string;
@@ -42,49 +42,60 @@ export interface ModelAttemptOptions {
 }
 
 /** The first answer of `candidates` in order, each tried up to its `retry.attempts`; else the last failure. */
-export async function completeWithAttempts(
+export function completeWithAttempts(
   candidates: readonly ModelCandidate[],
   request: ChatRequest,
   run: RunAttempt,
   options: ModelAttemptOptions = {},
 ): Promise<ChatResponse> {
+  const first = candidates[0];
+  // Reached only with no candidate at all: the directory always gives the agent's own model.
+  if (!first) return Promise.reject(new ModelError('configuration', 'the agent has no model to call'));
+  // The first attempt's answer goes straight back: no frame of the retry loop on the path of a call that succeeds.
+  return attemptOnce(run, first, request, 1).catch((error: unknown) => afterFailure(candidates, request, run, options, error));
+}
+
+/** The retry loop, entered with the first attempt's failure. */
+async function afterFailure(candidates: readonly ModelCandidate[], request: ChatRequest, run: RunAttempt, options: ModelAttemptOptions, firstError: unknown): Promise<ChatResponse> {
   const { signal } = request;
   let failedUsage: ChatUsage | undefined;
-  let total = 0;
-  for (const [index, candidate] of candidates.entries()) {
-    for (let attempt = 1; ; attempt++) {
-      total++;
-      let failure: AttemptFailure;
-      let error: unknown;
-      try {
-        const response = await attemptOnce(run, candidate, request, attempt);
-        return failedUsage ? { ...response, usage: sumUsage(failedUsage, response.usage) } : response;
-      } catch (caught) {
-        // A cancel is the caller's decision, not the model's failure: nothing to retry, nothing to report.
-        if (signal?.aborted || (caught instanceof ModelError && caught.code === 'cancelled')) throw caught;
-        error = caught;
-        failure = attemptFailure(caught);
-        if (caught instanceof ModelError && caught.usage) failedUsage = failedUsage ? sumUsage(failedUsage, caught.usage) : caught.usage;
-      }
-      const willRetry = failure.retryable && attempt < candidate.retry.attempts;
-      const next = willRetry ? undefined : candidates[index + 1];
-      options.observer?.attemptFailed({
-        model: candidate.name,
-        attempt,
-        error: { type: failure.type, ...(failure.status !== undefined ? { status: failure.status } : {}) },
-        willRetry,
-        ...(next ? { nextModel: next.name } : {}),
-      });
-      if (!willRetry) {
-        if (next) break;
-        throw exhausted(error, total, failedUsage);
-      }
+  let index = 0;
+  let attempt = 1;
+  let total = 1;
+  let error = firstError;
+  for (;;) {
+    // A cancel is the caller's decision, not the model's failure: nothing to retry, nothing to report.
+    if (signal?.aborted || (error instanceof ModelError && error.code === 'cancelled')) throw error;
+    const candidate = candidates[index]!;
+    const failure = attemptFailure(error);
+    if (error instanceof ModelError && error.usage) failedUsage = failedUsage ? sumUsage(failedUsage, error.usage) : error.usage;
+    const willRetry = failure.retryable && attempt < candidate.retry.attempts;
+    const next = willRetry ? undefined : candidates[index + 1];
+    options.observer?.attemptFailed({
+      model: candidate.name,
+      attempt,
+      error: { type: failure.type, ...(failure.status !== undefined ? { status: failure.status } : {}) },
+      willRetry,
+      ...(next ? { nextModel: next.name } : {}),
+    });
+    if (willRetry) {
       const delay = retryDelayMs(candidate.retry, attempt, failure.retryAfterMs, options.random);
       if (!(await backoff(delay, signal))) throw new ModelError('cancelled', `call to model ${candidate.name} was cancelled while waiting to retry`, undefined, `model ${candidate.name}: the call was cancelled`);
+      attempt++;
+    } else if (next) {
+      index++;
+      attempt = 1;
+    } else {
+      throw exhausted(error, total, failedUsage);
+    }
+    total++;
+    try {
+      const response = await attemptOnce(run, candidates[index]!, request, attempt);
+      return failedUsage ? { ...response, usage: sumUsage(failedUsage, response.usage) } : response;
+    } catch (caught) {
+      error = caught;
     }
   }
-  // Reached only with no candidate at all: the directory always gives the agent's own model.
-  throw new ModelError('configuration', 'the agent has no model to call');
 }
 
 /** One attempt under the candidate's deadline, when it has one. */
