@@ -67,7 +67,7 @@ export interface ChatModel {
 export interface ModelErrorDetails {
   /** The provider's `Retry-After`, in milliseconds from when the answer arrived. */
   retryAfterMs?: number;
-  /** Tokens the provider reported for the failed call (counted like any other attempt's, K4). */
+  /** Tokens the provider reported for the failed call (K4: added to the usage of the answer a retry gets). */
   usage?: ChatUsage;
 }
 

@@ -2,8 +2,8 @@
  * K4: one model call as a sequence of attempts. A failure worth another try (model-retry-policy.ts) is
  * retried on the same model after a backoff; once a model's attempts are spent — or it failed in a way a
  * retry would not fix — the agent's fallback models are tried in order, each with its own retries. A cancel
- * ends a backoff wait at once. Every attempt's usage is counted; what observers and summaries learn of a
- * failure is its type and status, never a provider's body.
+ * ends a backoff wait at once. The answer carries the usage of every attempt; when every attempt fails, the
+ * last failure is thrown as it is. What observers learn of a failure is its type and status, never a body.
  */
 import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from './chat-model.js';
 import { attemptFailure, retryDelayMs, type ModelRetrySettings } from './model-retry-policy.js';
@@ -61,7 +61,6 @@ async function afterFailure(candidates: readonly ModelCandidate[], request: Chat
   let failedUsage: ChatUsage | undefined;
   let index = 0;
   let attempt = 1;
-  let total = 1;
   let error = firstError;
   for (;;) {
     // A cancel is the caller's decision, not the model's failure: nothing to retry, nothing to report.
@@ -86,9 +85,9 @@ async function afterFailure(candidates: readonly ModelCandidate[], request: Chat
       index++;
       attempt = 1;
     } else {
-      throw exhausted(error, total, failedUsage);
+      // The last failure itself (run() rejects with the very error, A3): its summary names the model and status.
+      throw error;
     }
-    total++;
     try {
       const response = await attemptOnce(run, candidates[index]!, request, attempt);
       return failedUsage ? { ...response, usage: sumUsage(failedUsage, response.usage) } : response;
@@ -138,20 +137,6 @@ function backoff(ms: number, signal: AbortSignal | undefined): Promise<boolean> 
       resolve(true);
     }, ms);
     signal?.addEventListener('abort', onCancel, { once: true });
-  });
-}
-
-/**
- * The last failure as the operation records it: its code and status, its summary (which names the model
- * and status) with how many attempts were made, and the usage the failed attempts reported.
- */
-function exhausted(error: unknown, attempts: number, usage: ChatUsage | undefined): unknown {
-  if (!(error instanceof ModelError) || (attempts === 1 && !usage)) return error;
-  const summary = error.summary ?? `the model call failed (${error.code})`;
-  const tried = attempts === 1 ? '' : ` (after ${attempts} attempts)`;
-  return new ModelError(error.code, `${error.message}${tried}`, error.status, `${summary}${tried}`, {
-    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
-    ...(usage ? { usage } : {}),
   });
 }
 

@@ -149,7 +149,7 @@ describe('K4 retries of one model', () => {
     main.handle(() => undefined); // never answers
     const { error, failures } = await call(agentOf({ model: openAi('gpt-hung', main), name: 'gpt-hung', retry: { attempts: 2, initialDelayMs: 1, maxDelayMs: 1 }, timeoutMs: 100 }));
     expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ code: 'timeout', summary: 'model gpt-hung: did not answer within 100 ms (after 2 attempts)' });
+    expect(error).toMatchObject({ code: 'timeout', summary: 'model gpt-hung: did not answer within 100 ms' });
     expect(failures.map((f) => [f.error.type, f.willRetry])).toEqual([['timeout', true], ['timeout', false]]);
     expect(main.calls).toHaveLength(2);
   });
@@ -208,7 +208,7 @@ describe('K4 fallbacks', () => {
     const fallback: FallbackModel = { name: 'gpt-backup', provider: 'openai', model: openAi('gpt-backup', backup), retry: { ...FAST, attempts: 2 } };
     const { error, failures } = await call(agentOf({ model: openAi('gpt-main', main), name: 'gpt-main' }, [fallback]));
     expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ code: 'http_error', status: 429, summary: 'model gpt-backup answered HTTP 429 (after 5 attempts)' });
+    expect(error).toMatchObject({ code: 'http_error', status: 429, summary: 'model gpt-backup answered HTTP 429' });
     expect(failures).toHaveLength(5);
     expect(failures.at(-1)).toEqual({ model: 'gpt-backup', attempt: 2, error: { type: 'http_error', status: 429 }, willRetry: false });
     const modelError = error as ModelError;
