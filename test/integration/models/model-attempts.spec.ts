@@ -154,6 +154,20 @@ describe('K4 retries of one model', () => {
     expect(main.calls).toHaveLength(2);
   });
 
+  it('K4: timeoutMs ends an attempt even for a provider that ignores its signal', async () => {
+    let asked = 0;
+    const deaf: ChatModel = {
+      complete: () => {
+        asked += 1;
+        return new Promise<ChatResponse>(() => undefined); // never settles, whatever its signal says
+      },
+    };
+    const { error, failures } = await call(agentOf({ model: deaf, name: 'deaf', retry: { attempts: 2, initialDelayMs: 1, maxDelayMs: 1 }, timeoutMs: 50 }));
+    expect(error).toMatchObject({ code: 'timeout', summary: 'model deaf: did not answer within 50 ms' });
+    expect(asked).toBe(2);
+    expect(failures.map((f) => f.willRetry)).toEqual([true, false]);
+  });
+
   it('K4: a 400 is not retried: one request, the error as the provider gave it', async () => {
     main.handle((_call, res) => sendJson(res, 400, { error: { message: BODY_MARKER } }));
     const { error, failures } = await call(agentOf({ model: openAi('gpt-bad', main), name: 'gpt-bad' }));
