@@ -18,11 +18,19 @@ export const CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** 2^31 − 1 ms, the longest timer Node can arm, in seconds. */
 const MAX_TIMEOUT_SECONDS = 2_147_483.647;
+const MAX_TIMER_MS = 2_147_483_647;
+/** K4: attempts of one model in all; more would only hold a step on a provider that is down. */
+const MAX_MODEL_ATTEMPTS = 10;
 
 const id = z.string().regex(CONFIG_ID, { error: 'must be an id: letters, digits, "_" and "-", starting with a letter or digit, at most 64 characters' });
 const envVarName = z.string().regex(ENV_VAR_NAME, { error: 'must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)' });
 const nonNegative = z.number().nonnegative({ error: 'must be a number ≥ 0' });
 const nonEmpty = z.string().min(1, { error: 'must be a non-empty string' });
+const delayMs = z
+  .number()
+  .int({ error: 'must be an integer number of milliseconds' })
+  .nonnegative({ error: 'must be ≥ 0 ms' })
+  .max(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms` });
 
 /** Like tool matchers (hooks/matcher.ts): `''` and `*` match every tool; the rest must compile on re2js. */
 const toolRegex = z.string().superRefine((pattern, ctx) => {
@@ -53,8 +61,30 @@ const scriptedToolCallSchema = z.strictObject({
   args: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** K4: how often a model is tried and how long the waits between attempts may grow. */
+const retrySchema = z
+  .strictObject({
+    attempts: z.number().int({ error: 'must be an integer' }).min(1, { error: 'must be at least 1' }).max(MAX_MODEL_ATTEMPTS, { error: `must be at most ${MAX_MODEL_ATTEMPTS}` }).optional(),
+    initialDelayMs: delayMs.optional(),
+    maxDelayMs: delayMs.optional(),
+  })
+  .superRefine((retry, ctx) => {
+    if (retry.initialDelayMs !== undefined && retry.maxDelayMs !== undefined && retry.initialDelayMs > retry.maxDelayMs) {
+      ctx.addIssue({ code: 'custom', message: 'must not be greater than maxDelayMs', path: ['initialDelayMs'] });
+    }
+  });
+
+/** K4: one attempt's deadline. */
+const timeoutMs = z
+  .number()
+  .int({ error: 'must be an integer number of milliseconds' })
+  .positive({ error: 'must be greater than 0 ms' })
+  .max(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms` });
+
 const scriptedModelSchema = z.strictObject({
   provider: z.literal('scripted'),
+  retry: retrySchema.optional(),
+  timeoutMs: timeoutMs.optional(),
   costPerTokenUsd: nonNegative.optional(),
   script: z.array(z.strictObject({ content: z.string().optional(), toolCalls: z.array(scriptedToolCallSchema).optional() })),
 });
@@ -62,6 +92,8 @@ const scriptedModelSchema = z.strictObject({
 const openAiModelSchema = z.strictObject({
   provider: z.literal('openai'),
   model: nonEmpty,
+  retry: retrySchema.optional(),
+  timeoutMs: timeoutMs.optional(),
   baseUrlEnv: envVarName.optional(),
   apiKeyEnv: envVarName.optional(),
   costPerInputTokenUsd: nonNegative.optional(),
@@ -71,6 +103,10 @@ const openAiModelSchema = z.strictObject({
     .positive({ error: 'must be greater than 0 seconds' })
     .max(MAX_TIMEOUT_SECONDS, { error: `must be at most ${MAX_TIMEOUT_SECONDS} seconds` })
     .optional(),
+}).superRefine((model, ctx) => {
+  if (model.timeoutMs !== undefined && model.timeoutSeconds !== undefined) {
+    ctx.addIssue({ code: 'custom', message: 'give timeoutMs or timeoutSeconds, not both', path: ['timeoutMs'] });
+  }
 });
 
 export const modelSchema = z.discriminatedUnion('provider', [scriptedModelSchema, openAiModelSchema]);
@@ -119,6 +155,8 @@ const limitsSchema = z.strictObject({
 
 const agentSchema = z.strictObject({
   model: z.string(),
+  /** K4: models tried in order once `model`'s attempts are spent (references checked with the whole file). */
+  fallback: z.array(z.string()).optional(),
   instructions: z.string().optional(),
   tools: z.array(toolPattern).optional(),
   approval: z.array(toolRegex).optional(),

@@ -2,11 +2,12 @@
  * The runtime's `AgentDirectory` over a loaded agents.yaml: one model instance per model id, shared by
  * the agents that use it, closed at shutdown.
  */
-import type { AgentDirectory, ResolvedAgent } from '../runtime/agent-directory.port.js';
+import type { AgentDirectory, ModelCallSettings, ResolvedAgent } from '../runtime/agent-directory.port.js';
 import { DEFAULT_MAX_STEPS } from '../runtime/agent-directory.port.js';
 import type { ChatModel } from '../runtime/models/chat-model.js';
 import { createChatModel } from '../runtime/models/create-chat-model.js';
 import type { ModelConfig } from '../runtime/models/model-config.js';
+import { retrySettings } from '../runtime/models/model-retry-policy.js';
 import type { AgentsConfig } from './agents-config.js';
 
 export class ConfigAgentDirectory implements AgentDirectory {
@@ -24,6 +25,11 @@ export class ConfigAgentDirectory implements AgentDirectory {
         id: agentId,
         model: this.models.get(entry.model)!, // the loader checked the reference
         modelInfo: modelInfo(entry.model, config.models[entry.model] as ModelConfig),
+        modelSettings: callSettings(config.models[entry.model] as ModelConfig),
+        // K4: the loader checked each reference and that none repeats.
+        ...(entry.fallback && entry.fallback.length > 0
+          ? { fallback: entry.fallback.map((modelId) => ({ ...modelInfo(modelId, config.models[modelId] as ModelConfig), model: this.models.get(modelId)!, ...callSettings(config.models[modelId] as ModelConfig) })) }
+          : {}),
         ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {}),
         tools: entry.tools ?? [],
         approval: entry.approval ?? [],
@@ -44,6 +50,11 @@ export class ConfigAgentDirectory implements AgentDirectory {
   async close(): Promise<void> {
     await Promise.allSettled([...this.models.values()].map(async (model) => model.close?.()));
   }
+}
+
+/** K4: the model's retries (each unset field from the default) and its per-attempt deadline. */
+function callSettings(entry: ModelConfig): ModelCallSettings {
+  return { retry: retrySettings(entry.retry), ...(entry.timeoutMs !== undefined ? { timeoutMs: entry.timeoutMs } : {}) };
 }
 
 /** The provider's model name for an OpenAI-compatible model, the config's model id for a scripted one. */

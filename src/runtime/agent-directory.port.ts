@@ -1,5 +1,6 @@
 /** The agents the runtime can run, resolved from config (the `config/` room implements it). */
 import type { ChatModel } from './models/chat-model.js';
+import type { ModelRetrySettings } from './models/model-retry-policy.js';
 
 export interface AgentLimits {
   maxSteps: number;
@@ -7,11 +8,29 @@ export interface AgentLimits {
   compactAtTokens?: number;
 }
 
+/** How one model is called (K4): its retries and its per-attempt deadline. */
+export interface ModelCallSettings {
+  /** Default `DEFAULT_MODEL_RETRY` (three attempts in all). */
+  retry?: ModelRetrySettings;
+  timeoutMs?: number;
+}
+
+/** A model the agent falls back to (K4), named as traces name models (SPEC O1). */
+export interface FallbackModel extends ModelCallSettings {
+  name: string;
+  provider: string;
+  model: ChatModel;
+}
+
 export interface ResolvedAgent {
   id: string;
   model: ChatModel;
   /** What traces name the model (SPEC O1): `gen_ai.request.model` and `gen_ai.provider.name`. */
   modelInfo?: { name: string; provider: string };
+  /** K4: the retries and deadline of `model`. */
+  modelSettings?: ModelCallSettings;
+  /** K4: tried in order once `model`'s attempts are spent, each with its own retries. */
+  fallback?: readonly FallbackModel[];
   instructions?: string;
   /** Globs over `identifier/apiName` or `mcp:<server>`. */
   tools: readonly string[];

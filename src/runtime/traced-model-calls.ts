@@ -1,34 +1,57 @@
 /**
- * A model call as a `chat <model>` span (SPEC O1, GenAI semantic conventions): the request model, the
- * token usage and the finish reason; an error is its `error.type` only (S3). The messages go on the span
- * only when the operator opted in to content capture (O4).
+ * A model call as `chat <model>` spans (SPEC O1, GenAI semantic conventions), one per attempt (K4): the
+ * request model, the token usage and the finish reason; a failed attempt is its `error.type` and HTTP
+ * status only (S3). The messages go on the span only when the operator opted in to content capture (O4).
+ * Retries and fallbacks are `completeWithAttempts`'s (models/model-attempts.ts).
  */
 import { Injectable } from '@nestjs/common';
 import type { ResolvedAgent } from './agent-directory.port.js';
 import { ModelError, type ChatRequest, type ChatResponse } from './models/chat-model.js';
-import type { ModelAttemptObserver } from './models/model-attempts.js';
+import { completeWithAttempts, type ModelAttemptObserver, type ModelCandidate } from './models/model-attempts.js';
+import { DEFAULT_MODEL_RETRY } from './models/model-retry-policy.js';
 import { AgentTracer, type SpanAttributes, type TraceSpan } from '../tracing/agent-tracer.js';
 import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
 
 @Injectable()
 export class TracedModelCalls {
+  /** The agent's models in the order K4 tries them, built once per resolved agent. */
+  private readonly chains = new WeakMap<ResolvedAgent, readonly ModelCandidate[]>();
+
   constructor(private readonly tracer: AgentTracer) {}
 
-  /** `observer` hears each failed attempt (K2: `onModelCallError`); the call is one attempt. */
   complete(agent: ResolvedAgent, request: ChatRequest, operationId: string, observer?: ModelAttemptObserver): Promise<ChatResponse> {
-    const model = agent.modelInfo?.name ?? 'unknown';
+    return completeWithAttempts(this.chainOf(agent), request, (candidate, attemptRequest, attempt) => this.attempt(agent, candidate, attemptRequest, attempt, operationId), observer ? { observer } : {});
+  }
+
+  private attempt(agent: ResolvedAgent, candidate: ModelCandidate, request: ChatRequest, attempt: number, operationId: string): Promise<ChatResponse> {
     // Built only when a span is started (an SDK is registered).
     const attributes = (): SpanAttributes => {
-      const built: SpanAttributes = { [GEN_AI.operationName]: 'chat', [GEN_AI.requestModel]: model, [GEN_AI.agentName]: agent.id, [GEN_AI.conversationId]: operationId, [OURS.operationId]: operationId };
-      if (agent.modelInfo) built[GEN_AI.providerName] = agent.modelInfo.provider;
+      const built: SpanAttributes = { [GEN_AI.operationName]: 'chat', [GEN_AI.requestModel]: candidate.name, [GEN_AI.agentName]: agent.id, [GEN_AI.conversationId]: operationId, [OURS.operationId]: operationId, [OURS.modelAttempt]: attempt };
+      if (candidate.provider !== undefined) built[GEN_AI.providerName] = candidate.provider;
       return built;
     };
     // No async frame around the call (each promise costs while a context manager is active).
-    return this.tracer.span(`chat ${model}`, 'client', attributes, (span) => {
-      const called = agent.model.complete(request);
-      const answered = observer ? called.catch((error: unknown) => failedAttempt(observer, model, error)) : called;
-      return span.recording ? answered.then((response) => this.usageOn(span, request, response)) : answered;
+    return this.tracer.span(`chat ${candidate.name}`, 'client', attributes, (span) => {
+      const answered = candidate.model.complete(request);
+      return span.recording ? answered.then((response) => this.usageOn(span, request, response), (error: unknown) => this.failureOn(span, error)) : answered;
     });
+  }
+
+  private chainOf(agent: ResolvedAgent): readonly ModelCandidate[] {
+    let chain = this.chains.get(agent);
+    if (!chain) {
+      const own: ModelCandidate = {
+        name: agent.modelInfo?.name ?? 'unknown',
+        ...(agent.modelInfo ? { provider: agent.modelInfo.provider } : {}),
+        model: agent.model,
+        retry: agent.modelSettings?.retry ?? DEFAULT_MODEL_RETRY,
+        ...(agent.modelSettings?.timeoutMs !== undefined ? { timeoutMs: agent.modelSettings.timeoutMs } : {}),
+      };
+      const fallbacks = (agent.fallback ?? []).map(({ name, provider, model, retry, timeoutMs }) => ({ name, provider, model, retry: retry ?? DEFAULT_MODEL_RETRY, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }));
+      chain = [own, ...fallbacks];
+      this.chains.set(agent, chain);
+    }
+    return chain;
   }
 
   /** The usage and finish reason on the span, known once the model answered (and the messages, when captured). */
@@ -45,12 +68,21 @@ export class TracedModelCalls {
     span.set(attributes);
     return response;
   }
+
+  /** A failed attempt's HTTP status and reported usage on its span (the tracer adds `error.type`); never its message. */
+  private failureOn(span: TraceSpan, error: unknown): never {
+    if (error instanceof ModelError) {
+      const attributes: SpanAttributes = {};
+      if (error.status !== undefined) attributes[HTTP_STATUS] = error.status;
+      if (error.usage) {
+        attributes[GEN_AI.inputTokens] = error.usage.inputTokens;
+        attributes[GEN_AI.outputTokens] = error.usage.outputTokens;
+      }
+      span.set(attributes);
+    }
+    throw error;
+  }
 }
 
-/** Tells the observer, then fails as the attempt did (the caller sees the original error). */
-function failedAttempt(observer: ModelAttemptObserver, model: string, error: unknown): never {
-  const type = error instanceof ModelError ? error.code : error instanceof Error ? error.name : typeof error;
-  const status = error instanceof ModelError ? error.status : undefined;
-  observer.attemptFailed({ model, attempt: 1, error: { type, ...(status !== undefined ? { status } : {}) }, willRetry: false });
-  throw error;
-}
+/** OpenTelemetry's HTTP semantic convention for the answer's status. */
+const HTTP_STATUS = 'http.response.status_code';

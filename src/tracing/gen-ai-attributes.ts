@@ -31,6 +31,8 @@ export const OURS = {
   hookErrorCode: 'nest_agent_hooks.hook.error_code',
   hookTransport: 'nest_agent_hooks.hook.transport',
   reason: 'nest_agent_hooks.operation.reason',
+  /** K4: which attempt of its model a `chat` span is, from 1. */
+  modelAttempt: 'nest_agent_hooks.model.attempt',
   /** An `invoke_agent` span of a step that ran after the operation's first span (another process, later). */
   resumed: 'nest_agent_hooks.operation.resumed',
 } as const;

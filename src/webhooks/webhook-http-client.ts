@@ -8,7 +8,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { guardedConnector } from './guarded-connector.js';
 import { hasContentType, JSON_CONTENT_TYPE } from './json-content-type.js';
-import { parseRetryAfter } from './retry-after.js';
+import { parseRetryAfter } from '../common/retry-after.js';
 import { RequestDeadline } from '../common/request-deadline.js';
 import { CONTROL_BODY_LIMIT, readControlBody } from './response-body.js';
 import { SsrfGuard } from './ssrf-guard.js';

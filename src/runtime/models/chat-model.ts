@@ -63,6 +63,14 @@ export interface ChatModel {
   close?(): Promise<void>;
 }
 
+/** What a failed call may tell a retry (K4), beside its code and status. */
+export interface ModelErrorDetails {
+  /** The provider's `Retry-After`, in milliseconds from when the answer arrived. */
+  retryAfterMs?: number;
+  /** Tokens the provider reported for the failed call (K4: added to the usage of the answer a retry gets). */
+  usage?: ChatUsage;
+}
+
 /**
  * A model call failed; `code` is safe to record, the message names provider and status, never content.
  * `summary`, when set, is what an operation view and the logs show (DESIGN §7): built by the provider from
@@ -70,13 +78,18 @@ export interface ChatModel {
  */
 export class ModelError extends Error {
   override readonly name = 'ModelError';
+  readonly retryAfterMs?: number;
+  readonly usage?: ChatUsage;
 
   constructor(
     readonly code: 'http_error' | 'network_error' | 'timeout' | 'invalid_response' | 'cancelled' | 'configuration',
     message: string,
     readonly status?: number,
     readonly summary?: string,
+    details: ModelErrorDetails = {},
   ) {
     super(message);
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    if (details.usage !== undefined) this.usage = details.usage;
   }
 }

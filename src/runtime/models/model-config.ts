@@ -16,14 +16,22 @@ export interface ScriptEntry {
   toolCalls?: ScriptedToolCall[];
 }
 
-export interface ScriptedModelConfig {
+/** K4, for every provider: how the runtime retries the model and how long one attempt may take. */
+export interface ModelCallConfig {
+  /** Each field defaults to `DEFAULT_MODEL_RETRY`'s. */
+  retry?: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number };
+  /** One attempt's deadline; a timeout is retried. */
+  timeoutMs?: number;
+}
+
+export interface ScriptedModelConfig extends ModelCallConfig {
   provider: 'scripted';
   /** Cost of one token, input or output; default 0. */
   costPerTokenUsd?: number;
   script: ScriptEntry[];
 }
 
-export interface OpenAiModelConfig {
+export interface OpenAiModelConfig extends ModelCallConfig {
   provider: 'openai';
   /** The `model` field sent to the server, e.g. `gpt-4o-mini`. */
   model: string;
@@ -33,7 +41,7 @@ export interface OpenAiModelConfig {
   apiKeyEnv?: string;
   costPerInputTokenUsd?: number;
   costPerOutputTokenUsd?: number;
-  /** One deadline for the whole HTTP exchange; default 60. */
+  /** One deadline for the whole HTTP exchange, default 60; `timeoutMs` says the same in milliseconds. */
   timeoutSeconds?: number;
 }
 

@@ -9,6 +9,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { ModelError, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js';
 import type { OpenAiModelConfig } from './model-config.js';
 import { RequestDeadline } from '../../common/request-deadline.js';
+import { parseRetryAfter } from '../../common/retry-after.js';
 import { ToolNameTable } from './openai-tool-names.js';
 import { fromWireResponse, toWireRequest } from './openai-wire.js';
 
@@ -37,9 +38,14 @@ export class OpenAiChatModel implements ChatModel {
     options: OpenAiChatModelOptions = {},
   ) {
     if (typeof config.model !== 'string' || config.model === '') throw new ModelError('configuration', 'openai model: model must be a non-empty string');
-    const seconds = config.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS;
-    if (!(seconds > 0) || !Number.isFinite(seconds)) throw new ModelError('configuration', `openai model ${config.model}: timeoutSeconds must be a positive number`);
-    this.timeoutMs = seconds * 1000;
+    if (config.timeoutMs !== undefined) {
+      if (!(config.timeoutMs > 0) || !Number.isFinite(config.timeoutMs)) throw new ModelError('configuration', `openai model ${config.model}: timeoutMs must be a positive number`);
+      this.timeoutMs = config.timeoutMs;
+    } else {
+      const seconds = config.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS;
+      if (!(seconds > 0) || !Number.isFinite(seconds)) throw new ModelError('configuration', `openai model ${config.model}: timeoutSeconds must be a positive number`);
+      this.timeoutMs = seconds * 1000;
+    }
     this.env = options.env ?? process.env;
     this.agent = new Agent({
       connections: options.connections ?? 16,
@@ -67,7 +73,9 @@ export class OpenAiChatModel implements ChatModel {
       if (response.statusCode < 200 || response.statusCode > 299) {
         // Never read: an error body may echo the request or carry details not meant for logs.
         discard(response.body);
-        throw new ModelError('http_error', `${where} answered HTTP ${response.statusCode}`, response.statusCode);
+        // K4: a rate-limited or unavailable server may say when to come back; a header, never the body.
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+        throw new ModelError('http_error', `${where} answered HTTP ${response.statusCode}`, response.statusCode, undefined, retryAfterMs !== undefined ? { retryAfterMs } : {});
       }
       const text = await readBody(response.body, where);
       if (deadline.cancelled) throw cancelled(where);
@@ -138,7 +146,7 @@ export class OpenAiChatModel implements ChatModel {
       const key = this.env[variable];
       if ((error.status === 401 || error.status === 403) && (key === undefined || key === '')) summary += ` (${variable} is not set)`;
     }
-    return new ModelError(error.code, error.message, error.status, summary);
+    return new ModelError(error.code, error.message, error.status, summary, error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {});
   }
 
   private headers(): Record<string, string> {

@@ -233,6 +233,27 @@ describe('OpenAI-compatible provider: failures', () => {
     expect(error.message).toBe(`model gpt-test at ${new URL(server.baseUrl).host} answered HTTP ${status}`);
   });
 
+  it('K4: a Retry-After header (seconds or an HTTP date) travels on the error for the retry; a malformed one is ignored', async () => {
+    server.handle((_call, res) => sendJson(res, 429, { error: BODY_SECRET }));
+    expect((await modelError(model().complete(chat([{ role: 'user', content: 'x' }])))).retryAfterMs).toBeUndefined();
+    server.handle((_call, res) => res.writeHead(429, { 'retry-after': '7' }).end(BODY_SECRET));
+    expect(await modelError(model().complete(chat([{ role: 'user', content: 'x' }])))).toMatchObject({ status: 429, retryAfterMs: 7000 });
+    const at = new Date(Date.now() + 30_000).toUTCString();
+    server.handle((_call, res) => res.writeHead(503, { 'retry-after': at }).end());
+    const dated = await modelError(model().complete(chat([{ role: 'user', content: 'x' }])));
+    expect(dated.retryAfterMs).toBeGreaterThan(25_000);
+    expect(dated.retryAfterMs).toBeLessThanOrEqual(30_000);
+    server.handle((_call, res) => res.writeHead(503, { 'retry-after': 'soon' }).end());
+    expect((await modelError(model().complete(chat([{ role: 'user', content: 'x' }])))).retryAfterMs).toBeUndefined();
+  });
+
+  it('K4: timeoutMs is the request\'s deadline: a hung server is a timeout after it', async () => {
+    server.handle(() => undefined);
+    const error = await modelError(model({ timeoutMs: 100 }).complete(chat([{ role: 'user', content: 'x' }])));
+    expect(error.code).toBe('timeout');
+    expect(error.message).toContain('100 ms');
+  });
+
   it('a redirect is not followed: http_error', async () => {
     server.handle((_call, res) => res.writeHead(307, { location: 'http://example.com/' }).end());
     const error = await modelError(model().complete(chat([{ role: 'user', content: 'x' }])));

@@ -31,7 +31,8 @@ models:
     script:
       - toolCalls: [ { identifier: slow, apiName: hang, args: {} } ]
       - content: "saw: {{lastToolResult}}"
-  remote: { provider: openai, model: gpt-test, baseUrlEnv: RT_FAILURE_LLM_BASE, apiKeyEnv: RT_FAILURE_LLM_KEY, timeoutSeconds: 20 }
+  # One attempt: a failed call must end the run here (K4 retries are tested in model-resilience.spec.ts).
+  remote: { provider: openai, model: gpt-test, baseUrlEnv: RT_FAILURE_LLM_BASE, apiKeyEnv: RT_FAILURE_LLM_KEY, timeoutSeconds: 20, retry: { attempts: 1 } }
 agents:
   ghoster: { model: ghost, tools: [ "calc/*" ] }
   arguer: { model: badargs, tools: [ "calc/*" ] }

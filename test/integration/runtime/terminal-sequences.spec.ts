@@ -29,7 +29,8 @@ const CONFIG = `
 system: terminal-test
 models:
   answer: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "The answer is FORTY-TWO-ANSWER." } ] }
-  thrower: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "never played" } ] }
+  # One attempt: the thrown error ends the run at once (K4 retries are tested in model-resilience.spec.ts).
+  thrower: { provider: scripted, costPerTokenUsd: 0, retry: { attempts: 1 }, script: [ { content: "never played" } ] }
   looping:
     provider: scripted
     costPerTokenUsd: 0

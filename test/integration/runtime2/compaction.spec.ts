@@ -24,7 +24,8 @@ afterEach(async () => {
 const REMOTE_CONFIG = `
 system: compaction-remote
 models:
-  remote: { provider: openai, model: gpt-test, baseUrlEnv: COMPACT_LLM_BASE, apiKeyEnv: COMPACT_LLM_KEY }
+  # One attempt: a failed summary must stay failed here (K4 retries are tested in model-attempts.spec.ts).
+  remote: { provider: openai, model: gpt-test, baseUrlEnv: COMPACT_LLM_BASE, apiKeyEnv: COMPACT_LLM_KEY, retry: { attempts: 1 } }
 agents:
   compacting: { model: remote, tools: [], limits: { compactAtTokens: 5 } }
 `;

@@ -1,6 +1,7 @@
 /**
  * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date. A receiver that is rate limiting or
- * down for maintenance says when to come back; queued deliveries wait at least that long.
+ * down for maintenance says when to come back; queued webhook deliveries and retried model calls (K4)
+ * wait at least that long.
  */
 
 /** Milliseconds to wait from `nowMs`, or `undefined` when the header is missing or malformed. */

@@ -1,4 +1,4 @@
-import { parseRetryAfter } from '../../../src/webhooks/retry-after.js';
+import { parseRetryAfter } from '../../../src/common/retry-after.js';
 
 describe('Retry-After parsing (RFC 9110 §10.2.3)', () => {
   const now = Date.parse('Sun, 06 Nov 1994 08:49:37 GMT');
