@@ -4,8 +4,8 @@
  * so a cursor from another caller (or an edited one) only moves within the caller's own operations.
  * Decoding is strict: anything this server would not have issued is `undefined` (a 400), never a query.
  */
-import type { OperationListPosition } from '../../runtime/operation-read.port.js';
-import { hasControlCharacter } from './control-characters.js';
+import type { OperationListPosition } from '../operation-read.port.js';
+import { hasControlCharacter } from '../../common/control-characters.js';
 
 /** `Date#toISOString()`, the 6-digit-year form included. */
 const ISO_TIMESTAMP = /^(?:\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
