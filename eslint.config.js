@@ -63,6 +63,24 @@ export default tseslint.config(
     },
   },
   {
+    // The runtime (the library a host mounts) never reaches into the standalone server: what both need,
+    // the read API's shapes and loops (DESIGN §12), lives in runtime/reading and the server uses it.
+    files: ['src/runtime/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/server', '**/server/*', '**/server/**'],
+              message: 'src/runtime imports nothing from src/server (DESIGN §12): move what both need into src/runtime/reading.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The server reads operations through the runtime's read port (`OPERATION_READER`), never through
     // persistence's stores, entities or records (DESIGN §2). The periodic purge drives the database itself.
     files: ['src/server/api/**/*.ts', 'src/server/ops/**/*.ts'],

@@ -26,6 +26,10 @@ import { OPERATION_EVENTS } from './runtime/operation-events.port.js';
 import { OPERATION_READER } from './runtime/operation-read.port.js';
 import { CompletionWaits } from './runtime/completion-waits.js';
 import { AgentRuntime } from './runtime/agent-runtime.js';
+import { READING_PROVIDERS } from './runtime/reading/reading.providers.js';
+import { OperationChanges } from './runtime/reading/operation-changes.js';
+import { OperationFollower } from './runtime/reading/operation-follower.js';
+import { OperationReadService } from './runtime/reading/operation-read.service.js';
 import { OperationRunner } from './runtime/operation-runner.js';
 import { InterventionNotifier } from './runtime/intervention-notifier.js';
 import { TerminalSequence } from './runtime/terminal-sequence.js';
@@ -115,6 +119,8 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     DeferredResults,
     OperationRunner,
     OwedWork,
+    // DESIGN §12: reading operations in the HTTP API's shapes, for the facade and the HTTP API alike.
+    ...READING_PROVIDERS,
     // The public facade; sub-agents and the queue use the runner itself.
     AgentRuntime,
     EngineLifecycle,
@@ -124,6 +130,20 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     // G4: the only provider here with shutdown hooks; it stops, drains and closes everything above in order.
     ShutdownCoordinator,
   ],
-  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, OPERATION_EVENTS, OPERATION_READER, RECOVERY_SETTINGS, ...TOOLS_EXPORTS],
+  exports: [
+    HookRegistry,
+    HookDispatcher,
+    HookReadinessWatcher,
+    WebhookDeliveryService,
+    AgentRuntime,
+    RuntimeDatabase,
+    OPERATION_EVENTS,
+    OPERATION_READER,
+    RECOVERY_SETTINGS,
+    OperationReadService,
+    OperationFollower,
+    OperationChanges,
+    ...TOOLS_EXPORTS,
+  ],
 })
 export class AgentHooksModule extends AgentHooksConfigurableModule {}

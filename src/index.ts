@@ -81,6 +81,22 @@ export type { ModelCallGate, ModelMockOutcome } from './hooks/model-call-gate.js
 // The runtime
 export { AgentRuntime } from './runtime/agent-runtime.js';
 export type { ExecAgentInput, OperationResult } from './runtime/agent-runtime.js';
+// Reading operations (DESIGN §12): the HTTP API's own shapes (DESIGN §7)
+export type {
+  OperationView,
+  PendingToolView,
+  OperationListView,
+  OperationListItemView,
+  MessageView,
+  TimelineItemView,
+} from './runtime/reading/operation-views.js';
+export type {
+  OperationEvent,
+  OperationChange,
+  OperationListOptions,
+  OperationMessagesOptions,
+  OperationChangesOptions,
+} from './runtime/reading/read-api.types.js';
 export type { ClientToolDeclaration } from './runtime/tools/client-tools.js';
 
 // Persistence (DESIGN §5): for host apps running our migrations in their own pipeline
@@ -115,6 +131,7 @@ export {
   OperationCompletedError,
   SubAgentDepthError,
   IdempotencyKeyReusedError,
+  InvalidListQueryError,
 } from './runtime/runtime-errors.js';
 export { ToolError } from './runtime/tools/tool-types.js';
 export { InvalidClientToolsError } from './runtime/tools/client-tools.js';

@@ -8,7 +8,7 @@
  * 2. let each running step finish its current tool call within the grace period (`shutdown.graceMs`,
  *    else `SHUTDOWN_GRACE_MS`, else 10 s); a call still running then is cut, publishes nothing, and its
  *    step is handed back (the operation: local mode `interrupted`, as before; queue mode back on the queue);
- * 3. flush the timeline;
+ * 3. flush the timeline, then complete the read API's followers (`events()`, `changes()`);
  * 4. `on_engine_stop`, then close MCP clients, webhook clients, Redis, the database.
  *
  * Why these two hooks: Nest runs `onModuleDestroy` of every module, then `beforeApplicationShutdown` of
@@ -31,6 +31,8 @@ import { StepWorker } from './queue/step-worker.js';
 import { EngineLifecycle } from './runtime/engine-lifecycle.js';
 import { OperationReconciler } from './runtime/operation-reconciler.js';
 import { OperationRunner } from './runtime/operation-runner.js';
+import { OperationChanges } from './runtime/reading/operation-changes.js';
+import { OperationFollower } from './runtime/reading/operation-follower.js';
 import { RUNTIME_STORE, type RuntimeStore } from './runtime/runtime-store.port.js';
 import { McpServersService } from './runtime/tools/mcp-servers.service.js';
 import { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
@@ -65,6 +67,8 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
     private readonly deliveryQueue: QueuedDeliveryService,
     private readonly database: RuntimeDatabase,
     private readonly operationEvents: OperationEventsService,
+    private readonly follower: OperationFollower,
+    private readonly changes: OperationChanges,
   ) {
     this.graceMs = shutdownGraceMs(options);
   }
@@ -94,6 +98,9 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
     ]);
     // 3. The timeline of the last steps, written while the database is open.
     await this.step('timeline', () => this.store.flushTimeline());
+    // The read API's followers (`events()`, `changes()`) complete while the database is still open.
+    this.follower.stop();
+    this.changes.stop();
   }
 
   private async closeClients(): Promise<void> {

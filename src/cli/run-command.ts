@@ -5,7 +5,7 @@
 import { NestFactory } from '@nestjs/core';
 import { AgentRuntime } from '../runtime/agent-runtime.js';
 import { RuntimeDatabase } from '../persistence/runtime-database.js';
-import { operationError } from '../server/api/operation-views.js';
+import { operationError } from '../runtime/reading/operation-views.js';
 import { CliLogger } from './cli-logger.js';
 import { RunModule } from './run.module.js';
 

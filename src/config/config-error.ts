@@ -1,6 +1,8 @@
 /**
- * A config file is invalid. Each issue names the file, the line and the key path, and never a value from
- * the file: a misplaced API key must not end up in a terminal, a log or a CI report.
+ * A config file is invalid. Each issue names the file, the line and the key path, and never a secret from
+ * the file: a misplaced API key must not end up in a terminal, a log or a CI report. A value is shown only
+ * where it is a name the reader must see to find the mistake (`entry`: a `tools:` entry such as
+ * "clock/nwo"), and only when it cannot be key material.
  */
 export type KeyPath = readonly (string | number)[];
 
@@ -10,7 +12,21 @@ export interface ConfigIssue {
   readonly line?: number;
   /** `agents.assistant.tools[1]`; empty for file-level problems (unreadable, YAML syntax). */
   readonly path: string;
+  /** The entry at `path` itself, when it is a name safe to show (see `shownEntry`). */
+  readonly entry?: string;
   readonly message: string;
+}
+
+/** Long enough for any tool name a person types, short enough that no pasted blob fits. */
+const SHOWN_ENTRY_MAX = 80;
+
+/**
+ * `value` when it may be shown beside its key path: one line of printable ASCII without quotes or
+ * backslashes, at most SHOWN_ENTRY_MAX characters, and not shaped like an API key; otherwise undefined.
+ */
+export function shownEntry(value: string): string | undefined {
+  if (value.length > SHOWN_ENTRY_MAX || !/^[\x21-\x7e]+$/.test(value) || /["\\]/.test(value)) return undefined;
+  return /^(sk|pk|rk)[-_]/i.test(value) ? undefined : value;
 }
 
 export class AgentsConfigError extends Error {
@@ -22,10 +38,11 @@ export class AgentsConfigError extends Error {
   }
 }
 
-/** `config/agents.yaml:12 agents.assistant.model: unknown model "gpt"`. */
+/** `config/agents.yaml:12 agents.assistant.model: unknown model "gpt"`, `…:13 agents.assistant.tools[0] "clock/nwo": selects no tool…`. */
 export function formatIssue(issue: ConfigIssue): string {
   const where = issue.line === undefined ? issue.file : `${issue.file}:${issue.line}`;
-  return issue.path === '' ? `${where}: ${issue.message}` : `${where} ${issue.path}: ${issue.message}`;
+  if (issue.path === '') return `${where}: ${issue.message}`;
+  return `${where} ${issue.path}${issue.entry !== undefined ? ` "${issue.entry}"` : ''}: ${issue.message}`;
 }
 
 /** `agents.assistant.tools[1]`; keys that are not plain names are quoted so a message stays one line. */

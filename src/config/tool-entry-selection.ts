@@ -7,7 +7,7 @@
  */
 import { AGENT_CALL_API_NAME, AGENT_CALL_IDENTIFIER } from '../runtime/tools/agent-call.tool.js';
 import { compileToolPattern, MCP_PATTERN_PREFIX } from '../runtime/tools/tool-pattern.js';
-import { formatKeyPath, type ConfigIssue } from './config-error.js';
+import { formatKeyPath, shownEntry, type ConfigIssue } from './config-error.js';
 import type { AgentsConfig } from './agents-config.js';
 import type { AgentEntry } from './agents-config.schema.js';
 import type { ReferenceProblem } from './agents-config.references.js';
@@ -22,15 +22,25 @@ export interface KnownTools {
 
 const AGENT_CALL = `${AGENT_CALL_IDENTIFIER}/${AGENT_CALL_API_NAME}`;
 
-/** Entries that select nothing; the message never quotes the entry. */
-export function toolEntryProblems(agents: Readonly<Record<string, Pick<AgentEntry, 'tools'>>>, known: KnownTools): ReferenceProblem[] {
-  const problems: ReferenceProblem[] = [];
+/** A tools entry that selects nothing, and the entry itself when it is safe to show (`shownEntry`). */
+export interface ToolEntryProblem extends ReferenceProblem {
+  readonly entry?: string;
+}
+
+/** Entries that select nothing, each named (a typo is found by reading it), unless it could be key material. */
+export function toolEntryProblems(agents: Readonly<Record<string, Pick<AgentEntry, 'tools'>>>, known: KnownTools): ToolEntryProblem[] {
+  const problems: ToolEntryProblem[] = [];
   for (const [agentId, agent] of Object.entries(agents)) {
     for (const [index, entry] of (agent.tools ?? []).entries()) {
       // Malformed entries and `mcp:<server>` are the schema's and the references' to report.
       if (toolPatternProblem(entry) !== undefined || entry.startsWith(MCP_PATTERN_PREFIX)) continue;
       if (!selectsSomething(entry, known)) {
-        problems.push({ path: ['agents', agentId, 'tools', index], message: 'selects no tool: no local tool, declared client tool or configured MCP server matches it' });
+        const shown = shownEntry(entry);
+        problems.push({
+          path: ['agents', agentId, 'tools', index],
+          ...(shown !== undefined ? { entry: shown } : {}),
+          message: 'selects no tool: no local tool, declared client tool or configured MCP server matches it',
+        });
       }
     }
   }
@@ -52,10 +62,11 @@ export function knownToolsOf(config: Pick<AgentsConfig, 'mcpServers'> & { readon
 
 /** The problems as issues with the config's file, line and key path. */
 export function toolEntryIssues(config: Pick<AgentsConfig, 'agents' | 'source'>, known: KnownTools): ConfigIssue[] {
-  return toolEntryProblems(config.agents, known).map(({ path, message }) => ({
+  return toolEntryProblems(config.agents, known).map(({ path, entry, message }) => ({
     file: config.source.file,
     line: config.source.lineOf(path),
     path: formatKeyPath(path),
+    ...(entry !== undefined ? { entry } : {}),
     message,
   }));
 }

@@ -1,11 +1,20 @@
 /**
  * The public runtime API (DESIGN §6): `execAgent`, `run`, `cancel`, `approve`, `reject`, `completeDeferred`,
- * `result`, delegating to `OperationRunner` (operation-runner.ts), which does the work.
+ * `result`, delegating to `OperationRunner` (operation-runner.ts), which does the work; and the read API
+ * (DESIGN §12): `get`, `list`, `messages`, `timeline`, `events`, `changes`, delegating to the reading
+ * services (reading/), which build the HTTP API's own shapes.
  */
 import { Injectable } from '@nestjs/common';
+import type { Observable } from 'rxjs';
 import type { AgentHook } from '../hooks/agent-hook.js';
 import type { RunContext } from '../hooks/contexts.js';
 import { OperationRunner, type ExecAgentInput, type OperationResult } from './operation-runner.js';
+import { parseListOptions } from './reading/list-options.js';
+import { OperationChanges } from './reading/operation-changes.js';
+import { OperationFollower } from './reading/operation-follower.js';
+import { OperationReadService } from './reading/operation-read.service.js';
+import type { MessageView, OperationListView, OperationView, TimelineItemView } from './reading/operation-views.js';
+import type { OperationChange, OperationChangesOptions, OperationEvent, OperationListOptions, OperationMessagesOptions } from './reading/read-api.types.js';
 
 export type { ExecAgentInput, OperationResult } from './operation-runner.js';
 
@@ -15,7 +24,12 @@ export type { ExecAgentInput, OperationResult } from './operation-runner.js';
  */
 @Injectable()
 export class AgentRuntime {
-  constructor(private readonly runner: OperationRunner) {}
+  constructor(
+    private readonly runner: OperationRunner,
+    private readonly reader: OperationReadService,
+    private readonly follower: OperationFollower,
+    private readonly changeFeed: OperationChanges,
+  ) {}
 
   /** Starts an operation; `done` resolves with `{ status: 'completed', reason }` whatever the reason. */
   execAgent(input: ExecAgentInput): Promise<{ operationId: string; done: Promise<OperationResult> }> {
@@ -50,5 +64,58 @@ export class AgentRuntime {
   /** Resolves with the operation's result once it is completed, here or in another process. */
   result(operationId: string): Promise<OperationResult> {
     return this.runner.result(operationId);
+  }
+
+  /** The operation as `GET /v1/operations/:id` shows it, or null when there is none (DESIGN §12). */
+  async get(operationId: string): Promise<OperationView | null> {
+    this.reader.assertReady();
+    return this.reader.get(operationId);
+  }
+
+  /**
+   * One page of operations, newest first, as `GET /v1/operations` lists them: the owner's only when
+   * `ownerId` is given. A bad option (a cursor this runtime did not issue) is an `InvalidListQueryError`.
+   */
+  async list(options: OperationListOptions = {}): Promise<OperationListView> {
+    this.reader.assertReady();
+    return this.reader.page(parseListOptions(options));
+  }
+
+  /**
+   * The published messages (`GET …/messages`' `messages`), only those after `afterSeq` (a `message`
+   * event's `seq`) when given; `UnknownOperationError` when there is no such operation.
+   */
+  async messages(operationId: string, options: OperationMessagesOptions = {}): Promise<MessageView[]> {
+    this.reader.assertReady();
+    const afterSeq = options.afterSeq ?? 0;
+    if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw new RangeError('afterSeq must be a non-negative integer');
+    await this.reader.existing(operationId);
+    return this.reader.messages(operationId, afterSeq);
+  }
+
+  /** The hook timeline (`GET …/timeline`'s `items`), oldest first; `UnknownOperationError` when there is no such operation. */
+  async timeline(operationId: string): Promise<TimelineItemView[]> {
+    this.reader.assertReady();
+    await this.reader.existing(operationId);
+    return this.reader.timeline(operationId);
+  }
+
+  /**
+   * The operation's events as they happen (`GET …/events`): its messages and status changes, from the
+   * start; completes after its `completed` status (or at the app's shutdown); errors with
+   * `UnknownOperationError` when there is no such operation.
+   */
+  events(operationId: string): Observable<OperationEvent> {
+    this.reader.assertReady();
+    return this.follower.follow(operationId);
+  }
+
+  /**
+   * Every change of the owner's operations (every owner's without `ownerId`), made in any process sharing
+   * the database (`GET /v1/events`); never completes on its own (it does at the app's shutdown).
+   */
+  changes(options: OperationChangesOptions = {}): Observable<OperationChange> {
+    this.reader.assertReady();
+    return this.changeFeed.changes(options.ownerId !== undefined ? { ownerId: options.ownerId } : {});
   }
 }

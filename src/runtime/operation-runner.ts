@@ -76,26 +76,12 @@ import { TerminalSequence, type CompletedState, type ParentReport } from './term
 import { claimantId } from './claimant-ids.js';
 import { FIRST_VERSION } from './run-start.js';
 import { DeferredResults, type GoOn } from './deferred-results.js';
-import type { ClientToolDeclaration } from './tools/client-tools.js';
+import { ownerOf, type ExecAgentInput } from './exec-agent-input.js';
 import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
 import { AgentTracer } from '../tracing/agent-tracer.js';
 
 
-export interface ExecAgentInput {
-  agentId: string;
-  prompt: string;
-  hooks?: AgentHook[];
-  context?: RunContext;
-  ownerId?: string;
-  idempotencyKey?: string;
-  /**
-   * With `idempotencyKey`: a digest of the request (the HTTP API sends SHA-256 of its canonical body). A retry
-   * whose digest differs from the stored one is refused (G8); without a digest a retry is not compared.
-   */
-  idempotencyDigest?: string;
-  /** Tools the caller's own executor runs (SPEC G1): offered when the agent's `tools:` selects them, always deferred. */
-  clientTools?: ClientToolDeclaration[];
-}
+export type { ExecAgentInput } from './exec-agent-input.js';
 
 /** A child operation (`agents/call`): what `start` needs beyond a caller's input. */
 interface ChildLink {
@@ -162,6 +148,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     if (typeof input.prompt !== 'string') throw new TypeError('prompt must be a string');
     // Validated before anything is registered or stored; a sub-agent runs with its own agent's tools only.
     const clientTools = input.clientTools !== undefined ? this.catalog.declareClientTools(input.clientTools) : [];
+    const ownerId = ownerOf(input);
     const operationId = randomUUID();
     // Validates the whole batch before anything is stored (A1); handlers stay in memory only (W3).
     const registered = this.registry.register(operationId, input.hooks ?? []);
@@ -191,7 +178,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
         runContext: storedContext(runContext),
         callerHooks,
         ...(child ? { parentOperationId: child.parentOperationId, parentToolCallId: child.parentToolCallId, threadId: child.threadId } : {}),
-        ...(input.ownerId !== undefined ? { ownerId: input.ownerId } : {}),
+        ...(ownerId !== undefined ? { ownerId } : {}),
         ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
         ...(input.idempotencyKey !== undefined && input.idempotencyDigest !== undefined ? { idempotencyDigest: input.idempotencyDigest } : {}),
         ...(clientTools.length > 0 ? { clientTools } : {}),

@@ -11,15 +11,15 @@ export class UnknownAgentError extends Error {
 }
 
 /**
- * `execAgent` / `run` before the application finished its bootstrap: `@Tool` and `@OnHook` methods are
- * discovered at init, so an operation started earlier would run without them.
+ * `execAgent` / `run` (and the read API, DESIGN §12) before the application finished its bootstrap: `@Tool`
+ * and `@OnHook` methods are discovered at init, so an operation started earlier would run without them.
  */
 export class RuntimeNotReadyError extends Error {
   override readonly name = 'RuntimeNotReadyError';
   readonly code = 'runtime_not_ready';
 
   constructor() {
-    super('AgentRuntime is not ready: the application has not finished its bootstrap, so no @Tool or @OnHook is registered yet; call app.init() (or app.listen()) before execAgent() or run()');
+    super('AgentRuntime is not ready: the application has not finished its bootstrap, so no @Tool or @OnHook is registered yet; call app.init() (or app.listen()) before execAgent(), run() or reading operations');
   }
 }
 
@@ -166,5 +166,21 @@ export class IdempotencyKeyReusedError extends Error {
 
   constructor() {
     super('this Idempotency-Key was already used with a different request');
+  }
+}
+
+/**
+ * A read of the list with a bad option (`runtime.list()`, DESIGN §12): a cursor this runtime did not issue,
+ * a limit out of range, an unknown status. The message names the option, never its value.
+ */
+export class InvalidListQueryError extends Error {
+  override readonly name = 'InvalidListQueryError';
+  readonly code = 'invalid_query';
+
+  constructor(
+    readonly field: 'ownerId' | 'status' | 'agentId' | 'limit' | 'cursor',
+    problem: string,
+  ) {
+    super(`list ${field}: ${problem}`);
   }
 }

@@ -130,24 +130,24 @@ agents:
       - "agents/call"
 `;
 
-  it('G7: a tools entry that selects nothing is a config error with file, line and key (validate)', async () => {
+  it('G7: a tools entry that selects nothing is a config error with file, line, key and the entry itself (validate)', async () => {
     const config = join(files.dir, 'selects-nothing.yaml');
     writeFileSync(config, SELECTS_NOTHING);
     const outcome = await agentctl(['validate', '--config', config]);
     expect(outcome.status).toBe(2);
     expect(outcome.output.trimEnd().split('\n')).toEqual([
-      `${config}:11 agents.assistant.tools[1]: selects no tool: no local tool, declared client tool or configured MCP server matches it`,
-      `${config}:13 agents.assistant.tools[3]: selects no tool: no local tool, declared client tool or configured MCP server matches it`,
+      `${config}:11 agents.assistant.tools[1] "clock/nwo": selects no tool: no local tool, declared client tool or configured MCP server matches it`,
+      `${config}:13 agents.assistant.tools[3] "clok/*": selects no tool: no local tool, declared client tool or configured MCP server matches it`,
     ]);
   });
 
-  it('G7: a tools entry that selects nothing is a config error with file, line and key (serve stops with exit 2)', async () => {
+  it('G7: a tools entry that selects nothing is a config error with file, line, key and the entry itself (serve stops with exit 2)', async () => {
     const config = join(files.dir, 'selects-nothing-serve.yaml');
     writeFileSync(config, SELECTS_NOTHING);
     const outcome = await agentctl(['serve', '--port', '0', '--config', config, '--database', files.database('tools')]);
     expect(outcome.status).toBe(2);
-    expect(outcome.output).toContain(`${config}:11 agents.assistant.tools[1]: selects no tool`);
-    expect(outcome.output).toContain(`${config}:13 agents.assistant.tools[3]: selects no tool`);
+    expect(outcome.output).toContain(`${config}:11 agents.assistant.tools[1] "clock/nwo": selects no tool`);
+    expect(outcome.output).toContain(`${config}:13 agents.assistant.tools[3] "clok/*": selects no tool`);
     expect(outcome.output).not.toContain('    at ');
   });
 

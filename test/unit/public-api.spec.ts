@@ -49,6 +49,7 @@ const VALUES = {
     'OperationCompletedError',
     'SubAgentDepthError',
     'IdempotencyKeyReusedError',
+    'InvalidListQueryError',
     'ToolError',
     'InvalidClientToolsError',
     'ModelError',
@@ -100,6 +101,17 @@ export type PublicTypes = [
   Api.ExecAgentInput,
   Api.OperationResult,
   Api.ClientToolDeclaration,
+  Api.OperationView,
+  Api.PendingToolView,
+  Api.OperationListView,
+  Api.OperationListItemView,
+  Api.MessageView,
+  Api.TimelineItemView,
+  Api.OperationEvent,
+  Api.OperationChange,
+  Api.OperationListOptions,
+  Api.OperationMessagesOptions,
+  Api.OperationChangesOptions,
   Api.UserDirectory,
   Api.QueuedDeliveryPort,
   Api.QueuedWebhook,
@@ -124,6 +136,19 @@ export type InternalTypes = [
 ];
 
 describe('DESIGN §6 the public surface', () => {
+  it('DESIGN §12 read API: the shapes are the HTTP API\'s (DESIGN §7), and events leave room for deltas (SPEC K5)', () => {
+    expectTypeOf<Api.OperationView['status']>().toEqualTypeOf<'running' | 'waiting' | 'completed'>();
+    expectTypeOf<Api.OperationListView>().toEqualTypeOf<{ items: Api.OperationListItemView[]; nextCursor?: string }>();
+    expectTypeOf<ReturnType<Api.AgentRuntime['get']>>().toEqualTypeOf<Promise<Api.OperationView | null>>();
+    expectTypeOf<ReturnType<Api.AgentRuntime['list']>>().toEqualTypeOf<Promise<Api.OperationListView>>();
+    expectTypeOf<ReturnType<Api.AgentRuntime['messages']>>().toEqualTypeOf<Promise<Api.MessageView[]>>();
+    expectTypeOf<ReturnType<Api.AgentRuntime['timeline']>>().toEqualTypeOf<Promise<Api.TimelineItemView[]>>();
+    expectTypeOf<Api.OperationEvent['type']>().toEqualTypeOf<'status' | 'message' | 'delta'>();
+    expectTypeOf<Extract<Api.OperationEvent, { type: 'delta' }>>().toEqualTypeOf<{ type: 'delta'; stepIndex: number; text: string }>();
+    expectTypeOf<Api.OperationChange['type']>().toEqualTypeOf<'operation' | 'resync'>();
+    expectTypeOf<Api.OperationListOptions>().toEqualTypeOf<{ ownerId?: string; status?: 'running' | 'waiting' | 'completed'; agentId?: string; limit?: number; cursor?: string }>();
+  });
+
   it('exports exactly the documented values', () => {
     expect(Object.keys(api).sort()).toEqual(Object.values(VALUES).flat().sort());
   });
@@ -134,8 +159,8 @@ describe('DESIGN §6 the public surface', () => {
     }
   });
 
-  it('AgentRuntime shows a host execAgent, run, cancel, approve, reject, completeDeferred and result only', () => {
-    const methods = ['execAgent', 'run', 'cancel', 'approve', 'reject', 'completeDeferred', 'result'] as const;
+  it('AgentRuntime shows a host execAgent, run, cancel, approve, reject, completeDeferred, result and the read API (DESIGN §12) only', () => {
+    const methods = ['execAgent', 'run', 'cancel', 'approve', 'reject', 'completeDeferred', 'result', 'get', 'list', 'messages', 'timeline', 'events', 'changes'] as const;
     expectTypeOf<keyof Api.AgentRuntime>().toEqualTypeOf<(typeof methods)[number]>();
     expect(Object.getOwnPropertyNames(api.AgentRuntime.prototype).filter((name) => name !== 'constructor').sort()).toEqual([...methods].sort());
   });

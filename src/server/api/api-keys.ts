@@ -7,7 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { hasControlCharacter } from './control-characters.js';
+import { hasControlCharacter } from '../../common/control-characters.js';
 import { ServerConfigurationError } from './server-configuration-error.js';
 
 export const API_KEYS_ENV = 'AGENT_HOOKS_API_KEYS';

@@ -10,7 +10,6 @@ import { OperationEventStreams } from './operation-event-stream.js';
 import { OperationEventsController } from './operation-events.controller.js';
 import { OperationReader } from './operation-reader.js';
 import { OperationsController } from './operations.controller.js';
-import { SharedSummaryReads } from './shared-summary-reads.js';
 import { SERVER_API_OPTIONS, type ServerApiOptions } from './server-api.options.js';
 
 export const API_CONTROLLERS: Type[] = [OperationsController, OperationDecisionsController, OperationEventsController, CallerEventsController];
@@ -24,6 +23,5 @@ export function apiProviders(options: ServerApiOptions): Provider[] {
     OperationReader,
     OperationEventStreams,
     CallerEventStreams,
-    SharedSummaryReads,
   ];
 }

@@ -7,13 +7,12 @@ import { z } from 'zod';
 import { MAX_IDENTIFIER_LENGTH } from '../../hooks/input-limits.js';
 import type { OperationListPosition } from '../../runtime/operation-read.port.js';
 import type { OperationStatus } from '../../runtime/runtime-store.port.js';
-import { hasControlCharacter } from './control-characters.js';
-import { decodeCursor } from './operation-cursor.js';
+import { hasControlCharacter } from '../../common/control-characters.js';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_STATUSES } from '../../runtime/reading/list-options.js';
+import { decodeCursor } from '../../runtime/reading/operation-cursor.js';
 import { parseRequest } from './request-validation.js';
 
-export const LIST_LIMIT_DEFAULT = 50;
-export const LIST_LIMIT_MAX = 200;
-export const LIST_STATUSES = ['running', 'waiting', 'completed'] as const satisfies readonly OperationStatus[];
+export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_STATUSES };
 
 const single = { error: 'must be given once, as a string' };
 

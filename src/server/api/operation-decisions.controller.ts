@@ -12,7 +12,7 @@ import { ApiKeyGuard } from './api-key.guard.js';
 import { CurrentCaller, type Caller } from './caller.js';
 import { INTERVENTION_BODY, OPERATION_STATUS, PUBLISHED, TOOL_RESULT_BODY } from './openapi-schemas.js';
 import { OperationReader } from './operation-reader.js';
-import type { OperationView } from './operation-views.js';
+import type { OperationView } from '../../runtime/reading/operation-views.js';
 import { OperationIdPipe, ToolCallIdPipe } from './path-params.js';
 import { interventionBody, toolResultBody } from './request-bodies.js';
 import { parseRequest } from './request-validation.js';

@@ -15,7 +15,7 @@ import { CANCELLED, CREATE_OPERATION_BODY, CREATED_OPERATION, MESSAGES, OPERATIO
 import { execAgentInput } from './operation-input.js';
 import { requestDigest } from './request-digest.js';
 import { OperationReader } from './operation-reader.js';
-import { messageView, type MessageView, type OperationListView, type OperationView, type TimelineItemView } from './operation-views.js';
+import type { MessageView, OperationListView, OperationView, TimelineItemView } from '../../runtime/reading/operation-views.js';
 import { OperationIdPipe } from './path-params.js';
 import { createOperationBody } from './request-bodies.js';
 import { parseRequest } from './request-validation.js';
@@ -87,7 +87,7 @@ export class OperationsController {
   @ApiErrors(404)
   async messages(@Param('id', OperationIdPipe) id: string, @CurrentCaller() caller: Caller): Promise<{ messages: MessageView[] }> {
     await this.reader.owned(id, caller);
-    return { messages: (await this.reader.messages(id)).map(messageView) };
+    return { messages: await this.reader.messages(id) };
   }
 
   @Get(':id/timeline')

@@ -4,16 +4,16 @@
  */
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { notFound } from './api-error.js';
-import { hasControlCharacter } from './control-characters.js';
+import { hasControlCharacter } from '../../common/control-characters.js';
+import { isOperationId } from '../../runtime/reading/operation-id.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Tool call ids are stored in 255-character columns. */
 const TOOL_CALL_ID_MAX = 255;
 
 @Injectable()
 export class OperationIdPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    if (typeof value !== 'string' || !UUID.test(value)) throw notFound('no such operation');
+    if (!isOperationId(value)) throw notFound('no such operation');
     return value;
   }
 }

@@ -1,10 +1,10 @@
 /**
  * What every Server-Sent Events route of the API shares (`…/:id/events`, `/v1/events`): the response
  * headers, the event framing, a heartbeat comment on an idle stream, a cap on what a client that stopped
- * reading may leave buffered, and a handle the stream's loop sleeps on until something happens, the client
- * goes away or the app shuts down.
+ * reading may leave buffered; the client going away stops the stream's handle (`StreamHandle`).
  */
 import type { Response } from 'express';
+import type { StreamHandle } from '../../runtime/reading/stream-handle.js';
 
 /** A comment line now and then keeps proxies and load balancers from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000;
@@ -14,42 +14,6 @@ export const HEARTBEAT_MS = 15_000;
  * re-reads): a half-open connection must not hold every change of a busy server in memory.
  */
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
-
-/** One open stream: stopped by its client, by shutdown, or when its loop ends. */
-export class StreamHandle {
-  stopped = false;
-  private wake: (() => void) | undefined;
-
-  constructor(
-    /** Something happened since the last read (a new stream reads at once). */
-    public changed = true,
-  ) {}
-
-  stop(): void {
-    this.stopped = true;
-    this.wake?.();
-  }
-
-  /** An event (or a resync): read again. */
-  poke(): void {
-    this.changed = true;
-    this.wake?.();
-  }
-
-  /** Waits `ms`, or less if something changes or the stream stops meanwhile. */
-  sleep(ms: number): Promise<void> {
-    if (this.changed || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const finish = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(finish, ms);
-      this.wake = finish;
-    });
-  }
-}
 
 /** Writes the events of one stream into its response; `heartbeat()` tells the loop when the next keep-alive is due. */
 export class SseWriter {

@@ -17,7 +17,7 @@ import { AgentHooksModule } from '../../../src/agent-hooks.module.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { RuntimeNotReadyError } from '../../../src/runtime/runtime-errors.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
-import { operationView } from '../../../src/server/api/operation-views.js';
+import { operationView } from '../../../src/runtime/reading/operation-views.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { bootRuntime, eventually, guardUnhandledRejections, within } from './runtime-test-kit.js';
 

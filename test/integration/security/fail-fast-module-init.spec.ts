@@ -112,7 +112,7 @@ describe('G7 fail fast at module init', () => {
     expect(error.message).not.toContain('g7');
   });
 
-  it('G7: a tools entry that selects nothing is a config error with file, line and key (app.init() fails)', async () => {
+  it('G7: a tools entry that selects nothing is a config error with file, line, key and the entry itself (app.init() fails)', async () => {
     const file = configFile(
       'selects-nothing',
       `system: t
@@ -139,8 +139,9 @@ agents:
       `${file}:15 agents.typo.tools[0]`,
       `${file}:16 agents.typo.tools[1]`,
     ]);
-    expect(error.message).toContain('selects no tool');
-    expect(error.message).not.toContain('nwo');
+    // The entry itself is named: the typo is found by reading it.
+    expect(error.message).toContain(`${file}:15 agents.typo.tools[0] "clock/nwo": selects no tool`);
+    expect(error.message).toContain(`${file}:16 agents.typo.tools[1] "clok/*": selects no tool`);
   });
 
   it('G7: an unset model variable is a warning naming the variable on the module logger; init succeeds', async () => {

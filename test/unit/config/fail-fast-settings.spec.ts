@@ -4,6 +4,7 @@
  */
 import { moduleSettingProblems } from '../../../src/config/environment/module-settings.js';
 import { toolEntryProblems, type KnownTools } from '../../../src/config/tool-entry-selection.js';
+import { formatIssue, formatKeyPath } from '../../../src/config/config-error.js';
 
 const WHSEC = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 
@@ -68,5 +69,13 @@ describe('G7 tools entries that select nothing', () => {
 
   it('only an entry that names agents/ selects the built-in sub-agent tool', () => {
     expect(problemsOf(['*/call', 'agents/call', 'agents/*'], { names: [], mcpServers: [] })).toEqual(['agents.a.tools.0']);
+  });
+
+  it('G7: the problem names the entry itself (a typo is found by reading it), never one shaped like key material or too long to be a name', () => {
+    const long = `clock/${'x'.repeat(100)}`;
+    const problems = toolEntryProblems({ a: { tools: ['clock/nwo', 'sk-live/abc', long, 'clok/*'] } }, known);
+    expect(problems.map(({ entry }) => entry)).toEqual(['clock/nwo', undefined, undefined, 'clok/*']);
+    const issue = formatIssue({ file: 'agents.yaml', line: 7, path: formatKeyPath(problems[0]!.path), entry: problems[0]!.entry!, message: problems[0]!.message });
+    expect(issue).toBe('agents.yaml:7 agents.a.tools[0] "clock/nwo": selects no tool: no local tool, declared client tool or configured MCP server matches it');
   });
 });

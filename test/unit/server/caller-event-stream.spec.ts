@@ -1,5 +1,5 @@
 /**
- * DESIGN §7 `GET /v1/events` (issue 17 item 3, "updates live"), the loop on its own: it reads only on an
+ * DESIGN §7 `GET /v1/events` over the runtime's change follower (the source of `runtime.changes()`): it reads only on an
  * event that names a created or changed operation; the streams woken by one commit share one read; each
  * sends its caller's operations only and drops another owner's events once the owner is known; a change
  * during a read is read again; a `resync` is forwarded; a client already gone, a client too far behind, a
@@ -14,8 +14,9 @@ import type { OperationEventSignal, OperationEvents } from '../../../src/runtime
 import { ApiError } from '../../../src/server/api/api-error.js';
 import { CallerEventStreams, STREAMS_PER_OWNER } from '../../../src/server/api/caller-event-stream.js';
 import type { Caller } from '../../../src/server/api/caller.js';
-import type { OperationReader } from '../../../src/server/api/operation-reader.js';
-import { SharedSummaryReads } from '../../../src/server/api/shared-summary-reads.js';
+import { OperationChanges } from '../../../src/runtime/reading/operation-changes.js';
+import type { OperationReadService } from '../../../src/runtime/reading/operation-read.service.js';
+import { SharedSummaryReads } from '../../../src/runtime/reading/shared-summary-reads.js';
 import { HEARTBEAT_MS, MAX_BUFFERED_BYTES } from '../../../src/server/api/sse-stream.js';
 import { FakeResponse } from './fake-sse-response.js';
 
@@ -71,7 +72,7 @@ function fakeReader(owners: Record<string, string>, status: () => OperationSumma
 function setup(owners: Record<string, string>, status?: () => OperationSummary['status']) {
   const events = fakeEvents();
   const reader = fakeReader(owners, status);
-  const streams = new CallerEventStreams(new SharedSummaryReads(reader as unknown as OperationReader), events.port);
+  const streams = new CallerEventStreams(new OperationChanges(new SharedSummaryReads(reader as unknown as OperationReadService), events.port));
   const open = (who: Caller = ALICE, response = new FakeResponse()) => ({ response, streaming: streams.stream(who, response as unknown as Response) });
   return { events, reader, streams, open };
 }
@@ -221,7 +222,7 @@ describe('GET /v1/events: the caller-wide loop', () => {
     try {
       const events = fakeEvents();
       const reader = { summariesOf: async () => Promise.reject(new Error('connection to /secret/path refused')) };
-      const streams = new CallerEventStreams(new SharedSummaryReads(reader as unknown as OperationReader), events.port);
+      const streams = new CallerEventStreams(new OperationChanges(new SharedSummaryReads(reader as unknown as OperationReadService), events.port));
       const response = new FakeResponse();
       const streaming = streams.stream(ALICE, response as unknown as Response);
       await settle();

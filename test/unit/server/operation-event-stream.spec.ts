@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 3 and DESIGN §4, the SSE loop on its own: it reads the operation when one of its events
+ * DESIGN §4 and §7, the SSE route over the runtime's operation follower (the source of `runtime.events()`): it reads the operation when one of its events
  * arrives (so it follows any process), after a resync and at the safety re-check — never on a poll of its
  * own; emits messages and status changes once each, ends at `completed`, keeps an idle stream alive with
  * heartbeats, and stops (unsubscribed) as soon as the client goes away or the app shuts down.
@@ -11,7 +11,9 @@ import type { OperationEventSignal, OperationEvents } from '../../../src/runtime
 import { OperationEventStreams } from '../../../src/server/api/operation-event-stream.js';
 import { HEARTBEAT_MS } from '../../../src/server/api/sse-stream.js';
 import { FakeResponse } from './fake-sse-response.js';
-import type { OperationReader } from '../../../src/server/api/operation-reader.js';
+import { OperationFollower } from '../../../src/runtime/reading/operation-follower.js';
+import type { OperationReadService } from '../../../src/runtime/reading/operation-read.service.js';
+import { messageView } from '../../../src/runtime/reading/operation-views.js';
 import type { StoredMessage, StoredOperation } from '../../../src/runtime/runtime-store.port.js';
 
 const RECHECK_MS = 10_000;
@@ -53,13 +55,13 @@ function reader(states: { operation: StoredOperation; messages: StoredMessage[] 
       if (commit && polls < states.length) setImmediate(commit);
       return state.operation;
     },
-    messages: async (_id: string, after = 0) => state.messages.filter((m) => m.seq > after),
+    messagesAfter: async (_id: string, after = 0) => state.messages.filter((m) => m.seq > after).map((m) => ({ seq: m.seq, message: messageView(m) })),
     view: async (op: StoredOperation) => ({ operationId: op.id, agentId: op.agentId, status: op.status, ...(op.reason ? { reason: op.reason } : {}), usage: op.usage }),
   };
 }
 
 const streamsOn = (fake: unknown, events: OperationEvents) =>
-  new OperationEventStreams(fake as OperationReader, events, { recheckMs: RECHECK_MS });
+  new OperationEventStreams(new OperationFollower(fake as OperationReadService, events, { recheckMs: RECHECK_MS }));
 
 /** Lets the loop run what it can without the clock moving. */
 const settle = async () => {
@@ -161,7 +163,7 @@ describe('GET …/events: the event-driven loop', () => {
   });
 
   it('a store failure ends the stream with an error event (no stack, no message of the cause)', async () => {
-    const fake = { find: async () => Promise.reject(new Error('SQLITE_BUSY at /secret/path')), messages: async () => [], view: async () => ({}) };
+    const fake = { find: async () => Promise.reject(new Error('SQLITE_BUSY at /secret/path')), messagesAfter: async () => [], view: async () => ({}) };
     const response = new FakeResponse();
     await streamsOn(fake, fakeEvents().port).stream('op', response as unknown as Response, 0);
     expect(response.events()).toEqual([{ event: 'error', data: { error: { code: 'internal', message: 'the event stream failed; reconnect to resume' } } }]);

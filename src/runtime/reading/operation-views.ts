@@ -2,8 +2,8 @@
  * The response shapes of DESIGN §7, built field by field from what the read port answers: only the fields
  * the contract names, so no internal one (seq, owner, version, run context, tool calls…) ever leaks out.
  */
-import type { OperationSummary, TimelineRow } from '../../runtime/operation-read.port.js';
-import type { InterventionKind, StoredIntervention, StoredMessage, StoredOperation } from '../../runtime/runtime-store.port.js';
+import type { OperationSummary, TimelineRow } from '../operation-read.port.js';
+import type { InterventionKind, StoredIntervention, StoredMessage, StoredOperation } from '../runtime-store.port.js';
 
 export interface PendingToolView {
   toolCallId: string;

@@ -1,11 +1,12 @@
 /**
- * The `nextCursor` of `GET /v1/operations`: opaque to callers, base64url of `[createdAt, id]` — the last
- * item's place in the list order. It carries no owner: every page is filtered by the caller's own owner id,
- * so a cursor from another caller (or an edited one) only moves within the caller's own operations.
- * Decoding is strict: anything this server would not have issued is `undefined` (a 400), never a query.
+ * The `nextCursor` of `GET /v1/operations` and `runtime.list()` (the same cursor in both): opaque to
+ * callers, base64url of `[createdAt, id]` — the last item's place in the list order. It carries no owner:
+ * every page is filtered by the owner asked for, so a cursor from another owner (or an edited one) only
+ * moves within the asked owner's operations. Decoding is strict: anything this package would not have
+ * issued is `undefined` (HTTP 400, `InvalidListQueryError` in the library), never a query.
  */
-import type { OperationListPosition } from '../../runtime/operation-read.port.js';
-import { hasControlCharacter } from './control-characters.js';
+import type { OperationListPosition } from '../operation-read.port.js';
+import { hasControlCharacter } from '../../common/control-characters.js';
 
 /** `Date#toISOString()`, the 6-digit-year form included. */
 const ISO_TIMESTAMP = /^(?:\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -32,6 +33,6 @@ export function decodeCursor(cursor: string): OperationListPosition | undefined 
   if (typeof createdAt !== 'string' || !ISO_TIMESTAMP.test(createdAt)) return undefined;
   if (typeof id !== 'string' || id.length === 0 || id.length > ID_MAX || hasControlCharacter(id)) return undefined;
   const position = { createdAt, id };
-  // Only the exact encoding this server issues (no padding, no alternate spellings of the same bytes).
+  // Only the exact encoding `encodeCursor` issues (no padding, no alternate spellings of the same bytes).
   return encodeCursor(position) === cursor ? position : undefined;
 }

@@ -1,13 +1,13 @@
 /**
- * One read of operation summaries for every caller-wide event stream that wants them at the same time.
- * A commit wakes all open `/v1/events` streams in the same turn; each asks for the operations its events
- * named, and the requests of that turn are answered by one read (per READ_BATCH ids) — so a thousand
- * consoles cost one read per burst, not a thousand. It also remembers who owns what it read (ownership
+ * One read of operation summaries for every follower of changes (`runtime.changes()`, `GET /v1/events`)
+ * that wants them at the same time. A commit wakes every open follower in the same turn; each asks for the
+ * operations its events named, and the requests of that turn are answered by one read (per READ_BATCH
+ * ids) — so a thousand consoles cost one read per burst, not a thousand. It also remembers who owns what it read (ownership
  * never changes), so a stream can drop another owner's events without asking.
  */
 import { Injectable } from '@nestjs/common';
-import type { OperationSummary } from '../../runtime/operation-read.port.js';
-import { OperationReader } from './operation-reader.js';
+import type { OperationSummary } from '../operation-read.port.js';
+import { OperationReadService } from './operation-read.service.js';
 
 /** Owners remembered at most; the oldest are forgotten first (their next event is merely read again). */
 export const OWNER_MEMORY = 50_000;
@@ -20,7 +20,7 @@ export class SharedSummaryReads {
   private next: { ids: Set<string>; read: Promise<ReadonlyMap<string, OperationSummary>> } | undefined;
   private readonly owners = new Map<string, string | undefined>();
 
-  constructor(private readonly reader: OperationReader) {}
+  constructor(private readonly reader: OperationReadService) {}
 
   /** The summaries of those of `ids` that exist (any owner), read together with what others ask for in this turn. */
   read(ids: readonly string[]): Promise<ReadonlyMap<string, OperationSummary>> {
