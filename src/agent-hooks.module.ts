@@ -122,6 +122,6 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     // G4: the only provider here with shutdown hooks; it stops, drains and closes everything above in order.
     ShutdownCoordinator,
   ],
-  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, RuntimeDatabase, OPERATION_EVENTS, OPERATION_READER, RECOVERY_SETTINGS, ...TOOLS_EXPORTS],
+  exports: [HookRegistry, HookDispatcher, HookReadinessWatcher, WebhookDeliveryService, AgentRuntime, AgentTracer, RuntimeDatabase, OPERATION_EVENTS, OPERATION_READER, RECOVERY_SETTINGS, ...TOOLS_EXPORTS],
 })
 export class AgentHooksModule extends AgentHooksConfigurableModule {}
