@@ -136,6 +136,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     HookReadinessWatcher,
     WebhookDeliveryService,
     AgentRuntime,
+    AgentTracer,
     RuntimeDatabase,
     OPERATION_EVENTS,
     OPERATION_READER,

@@ -99,6 +99,11 @@ export type {
 } from './runtime/reading/read-api.types.js';
 export type { ClientToolDeclaration } from './runtime/tools/client-tools.js';
 
+// The HTTP API and the console mounted in a host app (DESIGN §12, SPEC G9)
+export { AgentHooksHttpModule, AgentHooksHttpModuleError } from './server/mount/agent-hooks-http.module.js';
+export type { AgentHooksHttpOptions } from './server/mount/agent-hooks-http.options.js';
+export { AGENT_HOOKS_PUBLIC } from './server/console/public-route.js';
+
 // Persistence (DESIGN §5): for host apps running our migrations in their own pipeline
 export { AGENT_HOOKS_ENTITIES } from './persistence/agent-hooks-entities.js';
 export { AGENT_HOOKS_MIGRATIONS } from './persistence/migrations/agent-hooks-migrations.js';

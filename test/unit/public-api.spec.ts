@@ -27,6 +27,7 @@ const VALUES = {
   decorators: ['OnHook', 'ON_HOOK_METADATA', 'Tool', 'TOOL_METADATA'],
   dispatcher: ['HookDispatcher', 'HookRegistry', 'HookReadinessWatcher', 'ofPoint', 'ofOutcome'],
   runtime: ['AgentRuntime'],
+  http: ['AgentHooksHttpModule', 'AGENT_HOOKS_PUBLIC'],
   persistence: ['AGENT_HOOKS_ENTITIES', 'AGENT_HOOKS_MIGRATIONS', 'runAgentHooksMigrations'],
   hostPorts: ['USER_DIRECTORY', 'QUEUED_WEBHOOK_DELIVERY'],
   payloads: ['redactResultForEvents'],
@@ -57,6 +58,7 @@ const VALUES = {
     'EnvironmentSettingError',
     'DatabaseConfigError',
     'WebhookError',
+    'AgentHooksHttpModuleError',
   ],
 };
 
@@ -65,6 +67,7 @@ export type PublicTypes = [
   Api.AgentHooksModuleOptions,
   Api.AgentHooksWebhookOptions,
   Api.AgentHooksQueueOptions,
+  Api.AgentHooksHttpOptions,
   Api.HookPoint,
   Api.AgentHookPoint,
   Api.EngineHookPoint,

@@ -2,7 +2,9 @@
 import type { Provider, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ApiExceptionFilter } from './api-exception.filter.js';
-import { ApiKeyGuard } from './api-key.guard.js';
+import { ApiKeyCallerResolver } from './api-key-caller.resolver.js';
+import { CALLER_RESOLVER } from './caller-resolver.js';
+import { CallerGuard } from './caller.guard.js';
 import { CallerEventStreams } from './caller-event-stream.js';
 import { CallerEventsController } from './caller-events.controller.js';
 import { OperationDecisionsController } from './operation-decisions.controller.js';
@@ -19,7 +21,8 @@ export function apiProviders(options: ServerApiOptions): Provider[] {
     { provide: SERVER_API_OPTIONS, useValue: options },
     // One filter for every route (health and metrics too) and for unknown paths: one error shape.
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
-    ApiKeyGuard,
+    { provide: CALLER_RESOLVER, useClass: ApiKeyCallerResolver },
+    CallerGuard,
     OperationReader,
     OperationEventStreams,
     CallerEventStreams,

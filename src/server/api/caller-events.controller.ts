@@ -1,15 +1,17 @@
 /** `GET /v1/events` (v0.2): the caller's operation changes as Server-Sent Events (DESIGN §7). */
-import { Controller, Get, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiErrors } from './api-docs.decorators.js';
-import { ApiKeyGuard } from './api-key.guard.js';
+import { ApiExceptionFilter } from './api-exception.filter.js';
+import { CallerGuard } from './caller.guard.js';
 import { CallerEventStreams, STREAMS_PER_OWNER } from './caller-event-stream.js';
 import { CurrentCaller, type Caller } from './caller.js';
 
 @ApiTags('operations')
 @ApiBearerAuth()
-@UseGuards(ApiKeyGuard)
+@UseGuards(CallerGuard)
+@UseFilters(ApiExceptionFilter)
 @Controller('v1')
 export class CallerEventsController {
   constructor(private readonly streams: CallerEventStreams) {}

@@ -25,7 +25,7 @@ export function setCaller(request: object, caller: Caller): void {
 /** The request's caller; a route without the guard has none, which is a programming error. */
 export function callerOf(request: object): Caller {
   const caller = callers.get(request);
-  if (!caller) throw new Error('no caller on this request: the route is missing ApiKeyGuard');
+  if (!caller) throw new Error('no caller on this request: the route is missing CallerGuard');
   return caller;
 }
 

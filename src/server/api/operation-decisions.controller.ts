@@ -4,11 +4,12 @@
  * `not_pending`, a second result 409 `already_completed` (L4), and once the operation is completed either
  * is 409 `operation_completed` (G5).
  */
-import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AgentRuntime } from '../../runtime/agent-runtime.js';
 import { ApiErrors, ApiOperationId, ApiToolCallId } from './api-docs.decorators.js';
-import { ApiKeyGuard } from './api-key.guard.js';
+import { ApiExceptionFilter } from './api-exception.filter.js';
+import { CallerGuard } from './caller.guard.js';
 import { CurrentCaller, type Caller } from './caller.js';
 import { INTERVENTION_BODY, OPERATION_STATUS, PUBLISHED, TOOL_RESULT_BODY } from './openapi-schemas.js';
 import { OperationReader } from './operation-reader.js';
@@ -20,7 +21,8 @@ import { parseRequest } from './request-validation.js';
 @ApiTags('operations')
 @ApiBearerAuth()
 @ApiErrors(401)
-@UseGuards(ApiKeyGuard)
+@UseGuards(CallerGuard)
+@UseFilters(ApiExceptionFilter)
 @Controller('v1/operations/:id')
 export class OperationDecisionsController {
   constructor(

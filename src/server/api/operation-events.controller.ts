@@ -1,9 +1,10 @@
 /** `GET /v1/operations/:id/events`: the operation's live events as Server-Sent Events (DESIGN §7). */
-import { Controller, Get, Headers, Param, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiErrors, ApiOperationId } from './api-docs.decorators.js';
-import { ApiKeyGuard } from './api-key.guard.js';
+import { ApiExceptionFilter } from './api-exception.filter.js';
+import { CallerGuard } from './caller.guard.js';
 import { CurrentCaller, type Caller } from './caller.js';
 import { OperationEventStreams } from './operation-event-stream.js';
 import { OperationReader } from './operation-reader.js';
@@ -17,7 +18,8 @@ function afterSeqOf(header: string | undefined): number {
 
 @ApiTags('operations')
 @ApiBearerAuth()
-@UseGuards(ApiKeyGuard)
+@UseGuards(CallerGuard)
+@UseFilters(ApiExceptionFilter)
 @Controller('v1/operations')
 export class OperationEventsController {
   constructor(

@@ -2,11 +2,12 @@
  * `POST /v1/operations`, `GET /v1/operations` (the list), `GET /v1/operations/:id`, `…/messages`, `…/timeline`, `POST …/cancel`
  * (DESIGN §7). Every route is the caller's: another owner's operation is a 404.
  */
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AgentRuntime } from '../../runtime/agent-runtime.js';
 import { ApiErrors, ApiOperationId } from './api-docs.decorators.js';
-import { ApiKeyGuard } from './api-key.guard.js';
+import { ApiExceptionFilter } from './api-exception.filter.js';
+import { CallerGuard } from './caller.guard.js';
 import { checkCallerHooks } from './caller-hook-policy.js';
 import { CurrentCaller, type Caller } from './caller.js';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.js';
@@ -26,7 +27,8 @@ type Status = OperationView['status'];
 @ApiTags('operations')
 @ApiBearerAuth()
 @ApiErrors(401)
-@UseGuards(ApiKeyGuard)
+@UseGuards(CallerGuard)
+@UseFilters(ApiExceptionFilter)
 @Controller('v1/operations')
 export class OperationsController {
   constructor(

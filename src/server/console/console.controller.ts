@@ -3,10 +3,12 @@
  * key; every API call it makes carries the caller's key (asked in the page), so the API's own guard is
  * the one policy. Without keys the server listens on loopback only, the console with it.
  */
-import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req, Res, SetMetadata, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiError } from '../api/api-error.js';
+import { ApiExceptionFilter } from '../api/api-exception.filter.js';
+import { AGENT_HOOKS_PUBLIC } from './public-route.js';
 import type { ConsoleFiles } from './console-files.js';
 
 export const CONSOLE_FILES = Symbol('nest-agent-hooks:ConsoleFiles');
@@ -24,6 +26,10 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 @ApiExcludeController()
+// The page and its assets hold no data (every API call the page makes is the caller's): a host's guard
+// may let them through, so a browser's <script src> needs no Authorization header (public-route.ts).
+@SetMetadata(AGENT_HOOKS_PUBLIC, true)
+@UseFilters(ApiExceptionFilter)
 @Controller('console')
 export class ConsoleController {
   constructor(@Inject(CONSOLE_FILES) private readonly console: ConsoleFiles) {}
@@ -40,13 +46,9 @@ export class ConsoleController {
   }
 
   @Get('*path')
-  file(@Req() request: Request, @Res() response: Response): void {
-    let name: string;
-    try {
-      name = decodeURIComponent(request.path.replace(/^\/console\//, ''));
-    } catch {
-      throw new ApiError(404, 'not_found', 'no such console file'); // a malformed escape names no file
-    }
+  file(@Param('path') path: string | string[], @Res() response: Response): void {
+    // The matched segments, decoded by the router: the same under any prefix the routes are mounted at.
+    const name = Array.isArray(path) ? path.join('/') : path;
     this.send(response, name === '' ? 'index.html' : name);
   }
 

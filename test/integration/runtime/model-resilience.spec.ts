@@ -6,7 +6,7 @@
  * at once.
  */
 import { SpanStatusCode } from '@opentelemetry/api';
-import { operationView } from '../../../src/server/api/operation-views.js';
+import { operationView } from '../../../src/runtime/reading/operation-views.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { installTestSdk, type TestSdk } from '../tracing/otel-test-sdk.js';
 import { completion, sendJson, startChatCompletionsServer, type ChatCompletionsServer } from '../models/chat-completions-server.js';
