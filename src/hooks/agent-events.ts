@@ -4,7 +4,21 @@
  */
 
 /** Why an operation reached its terminal state (SPEC V, onComplete). */
-export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit';
+export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit' | 'token_limit' | 'tool_limit';
+
+/** An agent's `limits:` key that can end an operation (SPEC F4, F5). */
+export type LimitName = 'maxSteps' | 'maxCostUsd' | 'maxTokens' | 'maxToolCalls' | 'perTool' | 'maxRepeatedFailures';
+
+/**
+ * The limit that ended an operation (SPEC F4, F5): its key, its configured value, and for tool limits the
+ * tool whose call did not run (`identifier/apiName`) and, for `perTool`, the pattern whose cap it hit.
+ */
+export interface ReachedLimit {
+  readonly name: LimitName;
+  readonly value: number;
+  readonly tool?: string;
+  readonly pattern?: string;
+}
 
 /** Fields every agent-family event carries (DESIGN §6). */
 export interface AgentEventBase {
@@ -103,7 +117,12 @@ export type AfterStepEvent = AgentEventBase & {
   readonly usage: UsageTotals;
 };
 
-export type OnCompleteEvent = AgentEventBase & { readonly type: 'onComplete'; readonly reason: TerminalReason };
+export type OnCompleteEvent = AgentEventBase & {
+  readonly type: 'onComplete';
+  readonly reason: TerminalReason;
+  /** For a limit's reason (`max_steps`, `cost_limit`, `token_limit`, `tool_limit`): the limit reached (SPEC F4, F5). */
+  readonly limit?: ReachedLimit;
+};
 
 export type OnErrorEvent = AgentEventBase & {
   readonly type: 'onError';

@@ -65,7 +65,8 @@ import { LiveOperations } from './live-operations.js';
 import { StepDrain } from './step-drain.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 import { StepExecutor } from './step-executor.js';
-import { errorSummary } from './error-summary.js';
+import { terminalFailure } from './error-summary.js';
+import { isLimitReason } from './run-limits.js';
 import { LiveOperation } from './live-operation.js';
 import { emptyResult, resultFrom, resultOf, type OperationResult } from './operation-result.js';
 import { storedContext } from './run-context-snapshot.js';
@@ -254,7 +255,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     const { operationId, done, live } = await this.start({ agentId: options.agentId, prompt: message, ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.context ? { context: options.context } : {}) });
     const result = await done;
     if (result.reason === 'done') return result;
-    if (result.reason === 'max_steps' || result.reason === 'cost_limit') throw new RunLimitError(result.reason, operationId);
+    if (isLimitReason(result.reason)) throw new RunLimitError(result.reason, operationId, live?.limit);
     if (result.reason === 'interrupted') throw new RunCancelledError(operationId);
     throw live?.error ?? new RunFailedError(operationId, 'Error');
   }
@@ -502,8 +503,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     const nothingOwed = !this.terminal.observed(operationId, live.runContext);
     let first = false;
     try {
-      // S3: the error's type and a summary of our own fields are recorded; its message may hold user input.
-      const failure = error !== undefined ? { type: errorType(error), summary: errorSummary(error) } : undefined;
+      const failure = terminalFailure(error, live.limit); // S3: never the error's message; F4: the limit reached
       // This process holds the terminal sequence while it runs; if it dies, a reconciler takes it over (G2).
       first = await this.store.complete(operationId, reason, failure, {
         owner: holder,
@@ -511,7 +511,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
         ...(leaseOwner !== undefined ? { leaseOwner } : {}),
         ...(nothingOwed ? { nothingOwed } : {}),
       });
-      if (first && failure) this.logger.error(`operation ${operationId} failed: ${failure.type}: ${failure.summary}`);
+      if (first && failure && error !== undefined) this.logger.error(`operation ${operationId} failed: ${failure.type}: ${failure.summary}`);
     } catch (failure) {
       // Nothing was completed: `done` must not settle on a state the database does not have. The lease lapses
       // and a reconciler (here or elsewhere) drives the operation again.

@@ -54,6 +54,16 @@ export interface StoredOperation {
   version: number;
 }
 
+/**
+ * What the terminal transition records of why the operation ended: an error's type and safe summary (S3),
+ * or a reached limit (run-limits.ts: its JSON in `message`, our own fields only).
+ */
+export interface TerminalFailure {
+  type?: string;
+  summary?: string;
+  message?: string;
+}
+
 /** What a step's commit may change on the operation; the terminal transition is `complete`, never a patch. */
 export interface StepPatch {
   stepIndex?: number;
@@ -295,7 +305,7 @@ export interface RuntimeStore {
   complete(
     operationId: string,
     reason: TerminalReason,
-    error?: { type: string; summary?: string },
+    error?: TerminalFailure,
     /** Who runs the terminal sequence, and how long before a reconciler may take it over (default 60 s). */
     hold?: TerminalHold,
   ): Promise<boolean>;
