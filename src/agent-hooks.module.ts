@@ -28,6 +28,7 @@ import { CompletionWaits } from './runtime/completion-waits.js';
 import { AgentRuntime } from './runtime/agent-runtime.js';
 import { OperationRunner } from './runtime/operation-runner.js';
 import { InterventionNotifier } from './runtime/intervention-notifier.js';
+import { ApprovalEdits } from './runtime/approval-edits.js';
 import { TerminalSequence } from './runtime/terminal-sequence.js';
 import { OwedWork } from './runtime/owed-work.js';
 import { DeferredResults } from './runtime/deferred-results.js';
@@ -109,6 +110,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     LiveOperations,
     StepDrain,
     InterventionNotifier,
+    ApprovalEdits,
     TerminalSequence,
     DeferredResults,
     OperationRunner,

@@ -106,6 +106,7 @@ export {
   UnknownOperationError,
   UnknownInterventionError,
   InterventionNotPendingError,
+  InvalidEditedArgumentsError,
   AlreadyCompletedError,
   OperationCompletedError,
   SubAgentDepthError,

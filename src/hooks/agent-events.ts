@@ -167,6 +167,8 @@ export type AfterHumanInterventionEvent = AgentEventBase & {
   readonly action: 'approve' | 'reject' | 'rejectAndContinue';
   readonly toolCallId?: string;
   readonly rejectionReason?: string;
+  /** SPEC F6: the approval carried new arguments, which the call runs with. */
+  readonly argsEdited?: true;
 };
 
 export type OnStopByHumanInterventionEvent = AgentEventBase & {

@@ -83,6 +83,15 @@ export class UnknownOperationError extends Error {
   }
 }
 
+/**
+ * An approval's edited arguments (F6) are refused (HTTP 400): not an object, over the G6 limits, or not
+ * what the tool's JSON Schema accepts. The message names the path and the rule, never a value; nothing was stored.
+ */
+export class InvalidEditedArgumentsError extends Error {
+  override readonly name = 'InvalidEditedArgumentsError';
+  readonly code = 'invalid_arguments';
+}
+
 /** No approval (or deferred call) with this tool call id in the operation (HTTP 404). */
 export class UnknownInterventionError extends Error {
   override readonly name = 'UnknownInterventionError';

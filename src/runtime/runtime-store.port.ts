@@ -171,6 +171,8 @@ export interface StoredIntervention {
   decision?: InterventionAction;
   decisionReason?: string;
   claimedBy?: string;
+  /** F6: the arguments an approval replaced the model's with; the call runs with them. */
+  editedArgs?: Record<string, unknown>;
 }
 
 /** A human decision on a pending approval. */
@@ -179,6 +181,8 @@ export interface InterventionDecision {
   reason?: string;
   /** Who decided (an owner or user id), for the audit trail. */
   decidedBy?: string;
+  /** F6 (`approve` only): the arguments the call runs with instead of the model's, checked against its schema. */
+  args?: Record<string, unknown>;
 }
 
 /** What a human decision met: stored, an item no longer pending, or an operation already completed (G5). */

@@ -15,6 +15,7 @@ import { CallRouter, type CallRoute } from './call-router.js';
 import { rejectionReceipt, unknownOutcomeReceipt } from './intervention-receipts.js';
 import type { ModelToolCall } from './models/chat-model.js';
 import { RUNTIME_STORE, type NewMessage, type RuntimeStore, type StoredIntervention, type StoredMessage } from './runtime-store.port.js';
+import { withApprovedArgs } from './approval-edits.js';
 import { callLimitReached } from './budgets.js';
 import { reasonOf } from './run-limits.js';
 import { RuntimeShuttingDownError } from './runtime-errors.js';
@@ -113,6 +114,7 @@ export class StepCalls {
     const route = plan.routes[callIndex]!;
     if (route === 'unavailable') return this.publish(step, span, (await this.tools.unavailable(input)).message);
     const item = plan.interventions.get(input.call.id);
+    input.call = withApprovedArgs(input.call, item); // F6: a human's edited arguments are the call's from here on
     // F4/F5: a call over a budget never runs — no approval asked, no hook, no execution; the operation ends.
     const limit = mayStillStart(item) ? callLimitReached({ limits: step.agent.limits, offer: step.offer, messages: step.messages, assistantId: plan.assistant.id, callIndex, call: input.call }) : undefined;
     if (limit) {
