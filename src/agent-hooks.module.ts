@@ -32,6 +32,7 @@ import { OperationFollower } from './runtime/reading/operation-follower.js';
 import { OperationReadService } from './runtime/reading/operation-read.service.js';
 import { OperationRunner } from './runtime/operation-runner.js';
 import { InterventionNotifier } from './runtime/intervention-notifier.js';
+import { ApprovalEdits } from './runtime/approval-edits.js';
 import { TerminalSequence } from './runtime/terminal-sequence.js';
 import { OwedWork } from './runtime/owed-work.js';
 import { DeferredResults } from './runtime/deferred-results.js';
@@ -115,6 +116,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     LiveOperations,
     StepDrain,
     InterventionNotifier,
+    ApprovalEdits,
     TerminalSequence,
     DeferredResults,
     OperationRunner,

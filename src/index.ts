@@ -132,6 +132,7 @@ export {
   UnknownOperationError,
   UnknownInterventionError,
   InterventionNotPendingError,
+  InvalidEditedArgumentsError,
   AlreadyCompletedError,
   OperationCompletedError,
   SubAgentDepthError,

@@ -8,7 +8,7 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { ModelConfig } from '../runtime/models/model-config.js';
-import { toolPatternProblem } from './tool-patterns.js';
+import { perToolPatternProblems, toolPatternProblem } from './tool-patterns.js';
 import { PatternBudget, patternLimitProblem } from '../hooks/pattern-budget.js';
 import { ArgumentValidator } from '../runtime/tools/argument-validator.js';
 import { CLIENT_TOOL_LIMITS } from '../runtime/tools/client-tools.js';
@@ -147,10 +147,30 @@ const clientToolSchema = z.strictObject({
   }),
 });
 
+const positiveInteger = z.number().int({ error: 'must be an integer' }).positive({ error: 'must be at least 1' });
+const countOrZero = z.number().int({ error: 'must be an integer' }).nonnegative({ error: 'must be at least 0' });
+
+/**
+ * F4 `perTool: { <tool glob>: n }`. Keys are patterns, so every problem is reported at `perTool` by entry
+ * number: a path quoting the key would echo the pattern (G6: never the value, whatever its length).
+ */
+const perToolSchema = z.record(z.string(), z.unknown()).transform((caps, ctx) => {
+  const entries = Object.entries(caps);
+  for (const problem of perToolPatternProblems(entries.map(([pattern]) => pattern))) ctx.addIssue({ code: 'custom', message: problem });
+  entries.forEach(([, max], index) => {
+    if (!countOrZero.safeParse(max).success) ctx.addIssue({ code: 'custom', message: `entry ${index + 1}: the cap must be an integer ≥ 0` });
+  });
+  return entries.map(([pattern, max]) => ({ pattern, max: max as number }));
+});
+
 const limitsSchema = z.strictObject({
-  maxSteps: z.number().int({ error: 'must be an integer' }).positive({ error: 'must be at least 1' }).optional(),
+  maxSteps: positiveInteger.optional(),
   maxCostUsd: z.number().positive({ error: 'must be greater than 0' }).optional(),
-  compactAtTokens: z.number().int({ error: 'must be an integer' }).positive({ error: 'must be at least 1' }).optional(),
+  compactAtTokens: positiveInteger.optional(),
+  maxTokens: positiveInteger.optional(),
+  maxToolCalls: countOrZero.optional(),
+  perTool: perToolSchema.optional(),
+  maxRepeatedFailures: positiveInteger.optional(),
 });
 
 const agentSchema = z.strictObject({

@@ -3,12 +3,14 @@
  * the agents that use it, closed at shutdown.
  */
 import type { AgentDirectory, ModelCallSettings, ResolvedAgent } from '../runtime/agent-directory.port.js';
-import { DEFAULT_MAX_STEPS } from '../runtime/agent-directory.port.js';
+import { DEFAULT_MAX_REPEATED_FAILURES, DEFAULT_MAX_STEPS, type AgentLimits } from '../runtime/agent-directory.port.js';
 import type { ChatModel } from '../runtime/models/chat-model.js';
 import { createChatModel } from '../runtime/models/create-chat-model.js';
 import type { ModelConfig } from '../runtime/models/model-config.js';
 import { retrySettings } from '../runtime/models/model-retry-policy.js';
+import { compileToolPattern } from '../runtime/tools/tool-pattern.js';
 import type { AgentsConfig } from './agents-config.js';
+import type { AgentLimitsEntry } from './agents-config.schema.js';
 
 export class ConfigAgentDirectory implements AgentDirectory {
   private readonly agents = new Map<string, ResolvedAgent>();
@@ -34,11 +36,7 @@ export class ConfigAgentDirectory implements AgentDirectory {
         tools: entry.tools ?? [],
         approval: entry.approval ?? [],
         deferred: entry.deferred ?? [],
-        limits: {
-          maxSteps: entry.limits?.maxSteps ?? DEFAULT_MAX_STEPS,
-          ...(entry.limits?.maxCostUsd !== undefined ? { maxCostUsd: entry.limits.maxCostUsd } : {}),
-          ...(entry.limits?.compactAtTokens !== undefined ? { compactAtTokens: entry.limits.compactAtTokens } : {}),
-        },
+        limits: agentLimits(entry.limits),
       });
     }
   }
@@ -55,6 +53,19 @@ export class ConfigAgentDirectory implements AgentDirectory {
 /** K4: the model's retries (each unset field from the default) and its per-attempt deadline. */
 function callSettings(entry: ModelConfig): ModelCallSettings {
   return { retry: retrySettings(entry.retry), ...(entry.timeoutMs !== undefined ? { timeoutMs: entry.timeoutMs } : {}) };
+}
+
+/** An agent's `limits:` with their defaults; `perTool` patterns compiled once, by the one tool matcher (F4). */
+function agentLimits(entry: AgentLimitsEntry | undefined): AgentLimits {
+  return {
+    maxSteps: entry?.maxSteps ?? DEFAULT_MAX_STEPS,
+    maxRepeatedFailures: entry?.maxRepeatedFailures ?? DEFAULT_MAX_REPEATED_FAILURES,
+    ...(entry?.maxCostUsd !== undefined ? { maxCostUsd: entry.maxCostUsd } : {}),
+    ...(entry?.compactAtTokens !== undefined ? { compactAtTokens: entry.compactAtTokens } : {}),
+    ...(entry?.maxTokens !== undefined ? { maxTokens: entry.maxTokens } : {}),
+    ...(entry?.maxToolCalls !== undefined ? { maxToolCalls: entry.maxToolCalls } : {}),
+    ...(entry?.perTool && entry.perTool.length > 0 ? { perTool: entry.perTool.map(({ pattern, max }) => ({ pattern: compileToolPattern(pattern), max })) } : {}),
+  };
 }
 
 /** The provider's model name for an OpenAI-compatible model, the config's model id for a scripted one. */

@@ -4,7 +4,22 @@
  */
 
 /** Why an operation reached its terminal state (SPEC V, onComplete; `blocked`: a model-call control denied, K3). */
-export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit' | 'blocked';
+export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit' | 'token_limit' | 'tool_limit' | 'blocked';
+
+
+/** An agent's `limits:` key that can end an operation (SPEC F4, F5). */
+export type LimitName = 'maxSteps' | 'maxCostUsd' | 'maxTokens' | 'maxToolCalls' | 'perTool' | 'maxRepeatedFailures';
+
+/**
+ * The limit that ended an operation (SPEC F4, F5): its key, its configured value, and for tool limits the
+ * tool whose call did not run (`identifier/apiName`) and, for `perTool`, the pattern whose cap it hit.
+ */
+export interface ReachedLimit {
+  readonly name: LimitName;
+  readonly value: number;
+  readonly tool?: string;
+  readonly pattern?: string;
+}
 
 /** Fields every agent-family event carries (DESIGN §6). */
 export interface AgentEventBase {
@@ -103,7 +118,12 @@ export type AfterStepEvent = AgentEventBase & {
   readonly usage: UsageTotals;
 };
 
-export type OnCompleteEvent = AgentEventBase & { readonly type: 'onComplete'; readonly reason: TerminalReason };
+export type OnCompleteEvent = AgentEventBase & {
+  readonly type: 'onComplete';
+  readonly reason: TerminalReason;
+  /** For a limit's reason (`max_steps`, `cost_limit`, `token_limit`, `tool_limit`): the limit reached (SPEC F4, F5). */
+  readonly limit?: ReachedLimit;
+};
 
 export type OnErrorEvent = AgentEventBase & {
   readonly type: 'onError';
@@ -148,6 +168,8 @@ export type AfterHumanInterventionEvent = AgentEventBase & {
   readonly action: 'approve' | 'reject' | 'rejectAndContinue';
   readonly toolCallId?: string;
   readonly rejectionReason?: string;
+  /** SPEC F6: the approval carried new arguments, which the call runs with. */
+  readonly argsEdited?: true;
 };
 
 export type OnStopByHumanInterventionEvent = AgentEventBase & {

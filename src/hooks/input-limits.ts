@@ -22,6 +22,9 @@ export const MAX_PATTERN_PROGRAM_SIZE = 5_000;
 /** Estimated compiled size of every pattern of one registration: one operation's caller hooks, one agent. */
 export const MAX_REGISTRATION_PROGRAM_SIZE = 20_000;
 
+/** Edited arguments of an approval (F6), serialized as JSON, in bytes (UTF-8): a request body's limit. */
+export const MAX_EDITED_ARGS_BYTES = 1024 * 1024;
+
 /** Nesting depth of a JSON request body (objects and arrays). */
 export const MAX_JSON_DEPTH = 64;
 

@@ -133,6 +133,8 @@ export function decisionValues(decision: InterventionDecision, now: string): Par
     decidedBy: decision.decidedBy ?? null,
     decidedAt: now,
     updatedAt: now,
+    // F6: an approval's edited arguments, in the row's private reply (an approval has no other reply).
+    ...(decision.action === 'approve' && decision.args !== undefined ? { reply: { args: decision.args } } : {}),
   };
 }
 

@@ -60,8 +60,9 @@ export type { TerminalHold } from '../runtime/runtime-store.port.js';
 const COMPLETED_AMONG_CHUNK = 500;
 
 export interface TerminalError {
-  type: string;
-  /** Only for messages known to hold no user input (S3); the runtime records the type alone. */
+  /** Absent when the reason says it all (a limit's JSON in `message` only: `max_steps`, `cost_limit`). */
+  type?: string;
+  /** Only for messages known to hold no user input (S3): the runtime records a reached limit's JSON here (run-limits.ts). */
   message?: string;
   /** A safe summary built from our own fields (DESIGN §7: model id, HTTP status, a variable's name). */
   summary?: string;

@@ -94,6 +94,9 @@ export function toInterventionRecord(row: InterventionEntity): InterventionRecor
     row,
     ['claimedBy', 'claimedAt', 'decision', 'decisionReason', 'decidedBy', 'decidedAt', 'reply'],
   );
+  // F6: an approval's reply holds the arguments it was approved with, when a human edited them.
+  const edited = row.kind === 'approval' && row.reply !== null && typeof row.reply === 'object' ? (row.reply as { args?: unknown }).args : undefined;
+  if (edited !== null && typeof edited === 'object' && !Array.isArray(edited)) record.editedArgs = edited as Record<string, unknown>;
   return record;
 }
 

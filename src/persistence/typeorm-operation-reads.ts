@@ -13,8 +13,12 @@ import { RuntimeDatabase } from './runtime-database.js';
 interface StatusCountRow {
   status: OperationCount['status'];
   reason: NonNullable<OperationCount['reason']> | null;
+  limit: string | null;
   count: number | string;
 }
+
+/** F4/F5: the limit that ended an operation is its error type when the reason is a tool or token limit. */
+const LIMIT_OF = `CASE WHEN operation.reason IN ('token_limit', 'tool_limit') THEN operation.error_type END`;
 
 @Injectable()
 export class TypeOrmOperationReads implements OperationReadPort {
@@ -54,11 +58,13 @@ export class TypeOrmOperationReads implements OperationReadPort {
         .createQueryBuilder(OperationEntity, 'operation')
         .select('operation.status', 'status')
         .addSelect('operation.reason', 'reason')
+        .addSelect(LIMIT_OF, 'limit')
         .addSelect('COUNT(*)', 'count')
         .groupBy('operation.status')
         .addGroupBy('operation.reason')
+        .addGroupBy(LIMIT_OF)
         .getRawMany<StatusCountRow>(),
     );
-    return rows.map(({ status, reason, count }) => ({ status, ...(reason !== null ? { reason } : {}), count: Number(count) }));
+    return rows.map(({ status, reason, limit, count }) => ({ status, ...(reason !== null ? { reason } : {}), ...(limit !== null ? { limit } : {}), count: Number(count) }));
   }
 }

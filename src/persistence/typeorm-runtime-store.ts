@@ -25,6 +25,7 @@ import type {
   StoredMessage,
   StoredOperation,
   StepPatch,
+  TerminalFailure,
   TerminalHold,
   ToolMessage,
 } from '../runtime/runtime-store.port.js';
@@ -107,7 +108,7 @@ export class TypeOrmRuntimeStore implements RuntimeStore {
     return { operation: result.operation, ...(result.messages[0] ? { message: result.messages[0] } : {}) };
   }
 
-  async complete(operationId: string, reason: TerminalReason, error?: { type: string; summary?: string }, hold?: TerminalHold): Promise<boolean> {
+  async complete(operationId: string, reason: TerminalReason, error?: TerminalFailure, hold?: TerminalHold): Promise<boolean> {
     const { operations, stepStates } = await this.database.stores();
     const completed = await operations.completeReturning(operationId, reason, error, hold).catch((failure: unknown) => {
       stepStates.forget(operationId);

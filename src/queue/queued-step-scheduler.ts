@@ -136,6 +136,7 @@ export class QueuedStepScheduler implements StepScheduler {
       if (result === undefined) return 'next';
       if ('terminal' in result) {
         if (result.terminal === 'interrupted' && (await handingBack())) return 'handedBack';
+        if (result.limit) live.limit = result.limit;
         await host.finish(operationId, live, result.terminal);
         return 'ended';
       }

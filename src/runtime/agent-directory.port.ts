@@ -1,11 +1,25 @@
 /** The agents the runtime can run, resolved from config (the `config/` room implements it). */
 import type { ChatModel } from './models/chat-model.js';
 import type { ModelRetrySettings } from './models/model-retry-policy.js';
+import type { ToolPattern } from './tools/tool-pattern.js';
+
+/** A `perTool` cap (SPEC F4): at most `max` calls of the tools `pattern` selects, in one operation. */
+export interface PerToolCap {
+  readonly pattern: ToolPattern;
+  readonly max: number;
+}
 
 export interface AgentLimits {
   maxSteps: number;
   maxCostUsd?: number;
   compactAtTokens?: number;
+  /** F4: input + output tokens over the operation's model calls. */
+  maxTokens?: number;
+  /** F4: tool calls the operation may run (calls G1 refused do not count). */
+  maxToolCalls?: number;
+  perTool?: readonly PerToolCap[];
+  /** F5: identical calls failing in a row before the next one is refused. */
+  maxRepeatedFailures: number;
 }
 
 /** How one model is called (K4): its retries and its per-attempt deadline. */
@@ -49,3 +63,5 @@ export interface AgentDirectory {
 export const AGENT_DIRECTORY = Symbol('nest-agent-hooks:AgentDirectory');
 
 export const DEFAULT_MAX_STEPS = 10;
+/** SPEC F5's default. */
+export const DEFAULT_MAX_REPEATED_FAILURES = 3;

@@ -46,8 +46,11 @@ export class AgentRuntime {
     return this.runner.cancel(operationId);
   }
 
-  /** Approves a pending call (SPEC A3). */
-  approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
+  /**
+   * Approves a pending call (SPEC A3). With `args` (F6) the call runs with them instead of the model's: they
+   * are checked against the tool's JSON Schema first (`InvalidEditedArgumentsError`, nothing stored).
+   */
+  approve(operationId: string, toolCallId: string, options: { decidedBy?: string; args?: Record<string, unknown> } = {}): Promise<void> {
     return this.runner.approve(operationId, toolCallId, options);
   }
 

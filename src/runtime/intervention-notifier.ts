@@ -24,8 +24,14 @@ export interface NotificationClaim {
   holdMs: number;
 }
 
+/** What the decision said beyond its action: a rejection's reason, edited arguments (F6). */
+export interface DecisionDetail {
+  rejectionReason?: string;
+  argsEdited?: boolean;
+}
+
 type InterventionEvent =
-  | { type: 'afterHumanIntervention'; action: InterventionAction; toolCallId: string; rejectionReason?: string }
+  | { type: 'afterHumanIntervention'; action: InterventionAction; toolCallId: string; rejectionReason?: string; argsEdited?: true }
   | { type: 'onStopByHumanIntervention'; toolCallId: string; rejectionReason?: string };
 
 @Injectable()
@@ -42,11 +48,11 @@ export class InterventionNotifier {
    * hook ran under its own failure policy: a hook that failed is not retried (its error reaches the
    * decider, as before); only a crash leaves the row owed, for a reconciler.
    */
-  async deliverOwned(operation: StoredOperation, item: StoredIntervention, runContext: RunContext, owed: readonly OwedNotification[], rejectionReason: string | undefined, claim: NotificationClaim): Promise<void> {
+  async deliverOwned(operation: StoredOperation, item: StoredIntervention, runContext: RunContext, owed: readonly OwedNotification[], detail: DecisionDetail, claim: NotificationClaim): Promise<void> {
     for (const notification of owed) {
       try {
         // The step of the call, not the operation's current one: the webhook-id stays the same on redelivery.
-        await this.whileClaimed(notification, claim, () => this.notify({ ...operation, stepIndex: item.stepIndex }, runContext, notification, rejectionReason));
+        await this.whileClaimed(notification, claim, () => this.notify({ ...operation, stepIndex: item.stepIndex }, runContext, notification, detail));
       } finally {
         await this.store.markNotificationDelivered(notification.id).catch((error: unknown) => this.logger.warn(`could not record a delivered notification of ${operation.id} (${errorType(error)})`));
       }
@@ -71,8 +77,8 @@ export class InterventionNotifier {
   }
 
   /** Runs one notification's hooks; `operation` carries the step of the decided call. */
-  async notify(operation: StoredOperation, runContext: RunContext, notification: OwedNotification, rejectionReason: string | undefined): Promise<void> {
-    const event = owedEvent(notification, rejectionReason);
+  async notify(operation: StoredOperation, runContext: RunContext, notification: OwedNotification, detail: DecisionDetail): Promise<void> {
+    const event = owedEvent(notification, detail);
     const base = agentEventBase({
       ...operation,
       operationId: operation.id,
@@ -83,8 +89,15 @@ export class InterventionNotifier {
 }
 
 /** The event of an owed notification, rebuilt from its identifiers (so every attempt has the same webhook-id). */
-function owedEvent(notification: OwedNotification, rejectionReason: string | undefined): InterventionEvent {
+function owedEvent(notification: OwedNotification, { rejectionReason, argsEdited }: DecisionDetail): InterventionEvent {
   const reason = rejectionReason !== undefined ? { rejectionReason } : {};
   if (notification.point === 'onStopByHumanIntervention') return { type: 'onStopByHumanIntervention', toolCallId: notification.toolCallId, ...reason };
-  return { type: 'afterHumanIntervention', action: notification.action ?? 'approve', toolCallId: notification.toolCallId, ...(notification.action === 'rejectAndContinue' ? reason : {}) };
+  const action = notification.action ?? 'approve';
+  return {
+    type: 'afterHumanIntervention',
+    action,
+    toolCallId: notification.toolCallId,
+    ...(action === 'rejectAndContinue' ? reason : {}),
+    ...(action === 'approve' && argsEdited ? { argsEdited: true as const } : {}),
+  };
 }

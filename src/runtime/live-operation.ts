@@ -9,6 +9,7 @@
  * A step loop that ends in the terminal sequence stays on the operation while it finishes (`stepLoopHere`):
  * a cancel or a resume that arrives then reaches the loop, as while it was driving.
  */
+import type { ReachedLimit } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import type { OperationTraceRef, TraceSpan } from '../tracing/agent-tracer.js';
 import { OURS } from '../tracing/gen-ai-attributes.js';
@@ -26,6 +27,8 @@ export class LiveOperation {
   steps = 0;
   /** The step's error, for `onError` and `run()`'s rejection. */
   error?: unknown;
+  /** The limit a step ended the operation with (F4, F5), stored by the terminal transition. */
+  limit?: ReachedLimit;
   /** The operation's trace (SPEC O3): what its work outside a step (finish, decisions) runs under. */
   trace?: OperationTraceRef;
   /**

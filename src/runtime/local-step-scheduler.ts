@@ -117,6 +117,7 @@ export class LocalStepScheduler implements StepScheduler {
         if (result) {
           if (result.terminal === 'interrupted' && givenUp(lease)) return await this.giveUp(operationId, live, lease);
           reason = result.terminal;
+          if (result.limit) live.limit = result.limit;
           break;
         }
       }

@@ -26,6 +26,8 @@ export interface TimelineRow {
 export interface OperationCount {
   status: OperationStatus;
   reason?: TerminalReason;
+  /** `token_limit` / `tool_limit`: the limit that ended them (F4, F5), e.g. `maxToolCalls`. */
+  limit?: string;
   count: number;
 }
 

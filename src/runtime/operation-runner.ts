@@ -66,12 +66,14 @@ import { LiveOperations } from './live-operations.js';
 import { StepDrain } from './step-drain.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 import { StepExecutor } from './step-executor.js';
-import { errorSummary } from './error-summary.js';
+import { terminalFailure } from './error-summary.js';
+import { isLimitReason } from './run-limits.js';
 import { LiveOperation } from './live-operation.js';
 import { handedOut } from './handed-out.js';
 import { emptyResult, resultFrom, resultOf, type OperationResult } from './operation-result.js';
 import { storedContext } from './run-context-snapshot.js';
-import { InterventionNotifier, type NotificationClaim } from './intervention-notifier.js';
+import { ApprovalEdits } from './approval-edits.js';
+import { InterventionNotifier, type DecisionDetail, type NotificationClaim } from './intervention-notifier.js';
 import { TerminalSequence, type CompletedState, type ParentReport } from './terminal-sequence.js';
 import { claimantId } from './claimant-ids.js';
 import { FIRST_VERSION } from './run-start.js';
@@ -124,6 +126,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     /** G4: whether the app closes, the signals steps see, the work the drain waits for. */
     private readonly shutdown: StepDrain,
     private readonly notifier: InterventionNotifier,
+    private readonly edits: ApprovalEdits,
     private readonly terminal: TerminalSequence,
     private readonly deferred: DeferredResults,
     private readonly tracer: AgentTracer,
@@ -245,7 +248,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     const { operationId, done, live } = await this.start({ agentId: options.agentId, prompt: message, ...(options.hooks ? { hooks: options.hooks } : {}), ...(options.context ? { context: options.context } : {}) });
     const result = await done;
     if (result.reason === 'done') return result;
-    if (result.reason === 'max_steps' || result.reason === 'cost_limit') throw new RunLimitError(result.reason, operationId);
+    if (isLimitReason(result.reason)) throw new RunLimitError(result.reason, operationId, live?.limit);
     if (result.reason === 'interrupted') throw new RunCancelledError(operationId);
     if (result.reason === 'blocked') throw new RunBlockedError(operationId);
     throw live?.error ?? new RunFailedError(operationId, 'Error');
@@ -270,15 +273,13 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
   }
 
   /**
-   * Approves a pending call (SPEC A3): it runs, through every hook, when the operation resumes. The
-   * decision, "runnable again" and the owed `afterHumanIntervention` commit together (G3); the hook is
-   * delivered after the commit, then the operation goes on. A crash in between loses nothing: a reconciler
-   * delivers the notification and drives the operation.
+   * Approves a pending call (SPEC A3), with edited `args` checked first (F6): it runs, through every hook, when the operation resumes. The decision,
+   * "runnable again" and the owed `afterHumanIntervention` commit together (G3); the hook is delivered after the commit, then the operation goes on.
    */
-  async approve(operationId: string, toolCallId: string, options: { decidedBy?: string } = {}): Promise<void> {
-    const { operation, item, decided, claim } = await this.decide(operationId, toolCallId, { action: 'approve', ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}) }, 'afterHumanIntervention');
-    const live = this.live.ensure(operation);
-    await this.notifyThenGoOn(operation, item, live, decided, claim, {});
+  async approve(operationId: string, toolCallId: string, options: { decidedBy?: string; args?: Record<string, unknown> } = {}): Promise<void> {
+    const args = options.args === undefined ? undefined : await this.edits.check(operationId, toolCallId, options.args);
+    const { operation, item, decided, claim } = await this.decide(operationId, toolCallId, { action: 'approve', ...(options.decidedBy !== undefined ? { decidedBy: options.decidedBy } : {}), ...(args ? { args } : {}) }, 'afterHumanIntervention');
+    await this.notifyThenGoOn(operation, item, this.live.ensure(operation), decided, claim, args ? { argsEdited: true } : {});
   }
 
   /**
@@ -320,7 +321,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     // The notification and the terminal sequence belong to the operation's trace (O3), not the decider's.
     await this.tracer.segment(operation, async () => {
       try {
-        await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, options.reason, claim);
+        await this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, reason, claim);
       } finally {
         await this.afterTransition(operationId, live, 'interrupted', undefined, decided.completed ? holder : undefined, holding);
       }
@@ -466,8 +467,8 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
    * then the notification; then the step, under that lease. The decision is committed: a failing hook (a
    * `fallback: 'none'` delivery) must not leave the run stuck — it goes on, and the error reaches the caller.
    */
-  private notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, claim: NotificationClaim, extra: { rejectionReason?: string }): Promise<void> {
-    const notify = () => this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, extra.rejectionReason, claim);
+  private notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, claim: NotificationClaim, detail: DecisionDetail): Promise<void> {
+    const notify = () => this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, detail, claim);
     // In the operation's trace (O3): the notification's traceparent and the steps it lets go on.
     return this.tracer.segment(operation, () => (decided.resumed ? this.scheduler.goOnAfter(notify, operation.id, live, this) : notify()));
   }
@@ -502,8 +503,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     const nothingOwed = !this.terminal.observed(operationId, live.runContext);
     let first = false;
     try {
-      // S3: the error's type and a summary of our own fields are recorded; its message may hold user input.
-      const failure = error !== undefined ? { type: errorType(error), summary: errorSummary(error) } : undefined;
+      const failure = terminalFailure(error, live.limit); // S3: never the error's message; F4: the limit reached
       // This process holds the terminal sequence while it runs; if it dies, a reconciler takes it over (G2).
       first = await this.store.complete(operationId, reason, failure, {
         owner: holder,
@@ -511,7 +511,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
         ...(leaseOwner !== undefined ? { leaseOwner } : {}),
         ...(nothingOwed ? { nothingOwed } : {}),
       });
-      if (first && failure) this.logger.error(`operation ${operationId} failed: ${failure.type}: ${failure.summary}`);
+      if (first && failure && error !== undefined) this.logger.error(`operation ${operationId} failed: ${failure.type}: ${failure.summary}`);
     } catch (failure) {
       // Nothing was completed: `done` must not settle on a state the database does not have. The lease lapses
       // and a reconciler (here or elsewhere) drives the operation again.

@@ -10,7 +10,7 @@ import { errorType } from '../hooks/hook-errors.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { claimantId } from './claimant-ids.js';
 import { DeferredClaim, deferredRetryDelayMs } from './deferred-claim.js';
-import { InterventionNotifier } from './intervention-notifier.js';
+import { InterventionNotifier, type DecisionDetail } from './intervention-notifier.js';
 import { LeaseHolder } from './lease-holder.js';
 import { restoredLive } from './live-operation.js';
 import { LiveOperations } from './live-operations.js';
@@ -20,7 +20,7 @@ import { AgentTracer } from '../tracing/agent-tracer.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 import { restoredContext } from './run-context-snapshot.js';
 import { RunFailedError } from './runtime-errors.js';
-import { RUNTIME_STORE, type DurableDeferredPublish, type RuntimeStore } from './runtime-store.port.js';
+import { RUNTIME_STORE, type DurableDeferredPublish, type RuntimeStore, type StoredIntervention } from './runtime-store.port.js';
 import { StepDrain } from './step-drain.js';
 import { StepExecutor } from './step-executor.js';
 import { TerminalSequence, type ParentReport } from './terminal-sequence.js';
@@ -69,7 +69,7 @@ export class OwedWork {
         await this.executor.restoreCallerHooks(operation.id);
         const at = item ? { ...operation, stepIndex: item.stepIndex } : operation;
         const claim = { owner, holdMs: this.recovery.leaseMs };
-        await this.tracer.segment(operation, () => this.notifier.whileClaimed(notification, claim, () => this.notifier.notify(at, restoredContext(operation.id, operation.runContext), notification, item?.decisionReason)));
+        await this.tracer.segment(operation, () => this.notifier.whileClaimed(notification, claim, () => this.notifier.notify(at, restoredContext(operation.id, operation.runContext), notification, decisionDetail(item))));
         await this.store.markNotificationDelivered(notification.id);
         delivered++;
       } catch (error) {
@@ -161,4 +161,9 @@ export class OwedWork {
     }
     return ran;
   }
+}
+
+/** What a stored decision said beyond its action, for its redelivered notification (the same event each time). */
+function decisionDetail(item: StoredIntervention | undefined): DecisionDetail {
+  return { ...(item?.decisionReason !== undefined ? { rejectionReason: item.decisionReason } : {}), ...(item?.editedArgs !== undefined ? { argsEdited: true } : {}) };
 }

@@ -1,5 +1,5 @@
 /** Errors `runtime.run()` rejects with when an operation ends other than `done` (DESIGN §3). */
-import type { TerminalReason } from '../hooks/agent-events.js';
+import type { ReachedLimit, TerminalReason } from '../hooks/agent-events.js';
 
 export class UnknownAgentError extends Error {
   override readonly name = 'UnknownAgentError';
@@ -47,17 +47,20 @@ export class RunBlockedError extends Error {
   }
 }
 
-/** `max_steps` or `cost_limit`. */
+/** `max_steps`, `cost_limit`, `token_limit` or `tool_limit`; `limit` names the limit when it is known (F4, F5). */
 export class RunLimitError extends Error {
   override readonly name = 'RunLimitError';
 
   constructor(
-    readonly reason: Extract<TerminalReason, 'max_steps' | 'cost_limit'>,
+    readonly reason: Extract<TerminalReason, 'max_steps' | 'cost_limit' | 'token_limit' | 'tool_limit'>,
     readonly operationId: string,
+    readonly limit?: ReachedLimit,
   ) {
-    super(reason === 'max_steps' ? `operation ${operationId} reached its step limit` : `operation ${operationId} reached its cost limit`);
+    super(`operation ${operationId} reached its ${LIMIT_WORDS[reason]} limit${limit ? ` (${limit.name})` : ''}`);
   }
 }
+
+const LIMIT_WORDS = { max_steps: 'step', cost_limit: 'cost', token_limit: 'token', tool_limit: 'tool call' } as const;
 
 /** `interrupted`: cancelled, or stopped by a human. */
 export class RunCancelledError extends Error {
@@ -88,6 +91,15 @@ export class UnknownOperationError extends Error {
   constructor(readonly operationId: string) {
     super(`operation ${operationId} does not exist`);
   }
+}
+
+/**
+ * An approval's edited arguments (F6) are refused (HTTP 400): not an object, over the G6 limits, or not
+ * what the tool's JSON Schema accepts. The message names the path and the rule, never a value; nothing was stored.
+ */
+export class InvalidEditedArgumentsError extends Error {
+  override readonly name = 'InvalidEditedArgumentsError';
+  readonly code = 'invalid_arguments';
 }
 
 /** No approval (or deferred call) with this tool call id in the operation (HTTP 404). */

@@ -54,6 +54,16 @@ export interface StoredOperation {
   version: number;
 }
 
+/**
+ * What the terminal transition records of why the operation ended: an error's type and safe summary (S3),
+ * or a reached limit (run-limits.ts: its JSON in `message`, our own fields only).
+ */
+export interface TerminalFailure {
+  type?: string;
+  summary?: string;
+  message?: string;
+}
+
 /** What a step's commit may change on the operation; the terminal transition is `complete`, never a patch. */
 export interface StepPatch {
   stepIndex?: number;
@@ -161,6 +171,8 @@ export interface StoredIntervention {
   decision?: InterventionAction;
   decisionReason?: string;
   claimedBy?: string;
+  /** F6: the arguments an approval replaced the model's with; the call runs with them. */
+  editedArgs?: Record<string, unknown>;
 }
 
 /** A human decision on a pending approval. */
@@ -169,6 +181,8 @@ export interface InterventionDecision {
   reason?: string;
   /** Who decided (an owner or user id), for the audit trail. */
   decidedBy?: string;
+  /** F6 (`approve` only): the arguments the call runs with instead of the model's, checked against its schema. */
+  args?: Record<string, unknown>;
 }
 
 /** What a human decision met: stored, an item no longer pending, or an operation already completed (G5). */
@@ -295,7 +309,7 @@ export interface RuntimeStore {
   complete(
     operationId: string,
     reason: TerminalReason,
-    error?: { type: string; summary?: string },
+    error?: TerminalFailure,
     /** Who runs the terminal sequence, and how long before a reconciler may take it over (default 60 s). */
     hold?: TerminalHold,
   ): Promise<boolean>;

@@ -15,6 +15,9 @@ import { CallRouter, type CallRoute } from './call-router.js';
 import { rejectionReceipt, unknownOutcomeReceipt } from './intervention-receipts.js';
 import type { ModelToolCall } from './models/chat-model.js';
 import { RUNTIME_STORE, type NewMessage, type RuntimeStore, type StoredIntervention, type StoredMessage } from './runtime-store.port.js';
+import { withApprovedArgs } from './approval-edits.js';
+import { callLimitReached } from './budgets.js';
+import { reasonOf } from './run-limits.js';
 import { RuntimeShuttingDownError } from './runtime-errors.js';
 import { WAITING, type StepContext, type StepResult } from './step-context.js';
 import { ToolCallRunner, type ToolCallInput } from './tool-call.runner.js';
@@ -111,6 +114,13 @@ export class StepCalls {
     const route = plan.routes[callIndex]!;
     if (route === 'unavailable') return this.publish(step, span, (await this.tools.unavailable(input)).message);
     const item = plan.interventions.get(input.call.id);
+    input.call = withApprovedArgs(input.call, item); // F6: a human's edited arguments are the call's from here on
+    // F4/F5: a call over a budget never runs — no approval asked, no hook, no execution; the operation ends.
+    const limit = mayStillStart(item) ? callLimitReached({ limits: step.agent.limits, offer: step.offer, messages: step.messages, assistantId: plan.assistant.id, callIndex, call: input.call }) : undefined;
+    if (limit) {
+      if (span.recording) span.set({ [OURS.toolOutcome]: reasonOf(limit) });
+      return { end: { terminal: reasonOf(limit), limit } };
+    }
     if (route === 'approval') {
       const decided = await this.decided(step, plan, callIndex, item, span);
       if (decided !== 'approved') return pendingOn(span, decided);
@@ -277,6 +287,11 @@ function pendingOn(span: TraceSpan, outcome: CallOutcome): CallOutcome {
 }
 
 const NO_INTERVENTIONS: ReadonlyMap<string, StoredIntervention> = new Map();
+
+/** A call not handed out and not rejected yet: the budgets still decide whether it starts (F4, F5). */
+function mayStillStart(item: StoredIntervention | undefined): boolean {
+  return !item || (item.kind === 'approval' && item.status !== 'rejected');
+}
 
 function byToolCall(items: readonly StoredIntervention[]): ReadonlyMap<string, StoredIntervention> {
   return new Map(items.map((item) => [item.toolCallId, item]));

@@ -3,7 +3,7 @@
  * begin, then handed to each part — the model call, each tool call's route, `afterStep` — instead of long
  * parameter lists. Only `operation` changes during the step: each commit of the step replaces it.
  */
-import type { AgentEventBase, TerminalReason } from '../hooks/agent-events.js';
+import type { AgentEventBase, ReachedLimit, TerminalReason } from '../hooks/agent-events.js';
 import type { RunContext } from '../hooks/contexts.js';
 import type { EnvironmentHooks } from '../hooks/hook-ports.js';
 import type { ResolvedAgent } from './agent-directory.port.js';
@@ -11,8 +11,11 @@ import type { StepPatch, StoredMessage, StoredOperation } from './runtime-store.
 import type { SubAgents } from './sub-agent.port.js';
 import type { ToolOffer } from './tools/tool-types.js';
 
-/** `undefined`: the operation goes on to another step; `waiting`: it waits for a human or an outside executor. */
-export type StepResult = { terminal: TerminalReason } | { waiting: true } | undefined;
+/**
+ * `undefined`: the operation goes on to another step; `waiting`: it waits for a human or an outside executor.
+ * A terminal reason set by a limit names it (`limit`, SPEC F4/F5): the terminal transition stores it.
+ */
+export type StepResult = { terminal: TerminalReason; limit?: ReachedLimit } | { waiting: true } | undefined;
 
 export const WAITING = { waiting: true } as const;
 

@@ -18,8 +18,10 @@ import { Compactor } from './compactor.js';
 import { addUsage, toChat } from './conversation.js';
 import { isHumanRejection } from './intervention-receipts.js';
 import type { ChatRequest, ChatUsage, ModelToolCall } from './models/chat-model.js';
+import { reasonOf } from './run-limits.js';
 import { RUNTIME_STORE, type NewMessage, type RuntimeStore, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
 import { StepCalls, type CallPlan } from './step-calls.js';
+import { stepLimitReached } from './budgets.js';
 import { WAITING, type StepContext, type StepResult } from './step-context.js';
 import type { SubAgents } from './sub-agent.port.js';
 import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
@@ -116,8 +118,8 @@ export class StepExecutor {
     if (halted()) return { end: INTERRUPTED };
     const agent = this.agents.agent(operation.agentId);
     if (!agent) throw new Error(`agent "${operation.agentId}" is no longer configured`);
-    if (operation.stepIndex >= agent.limits.maxSteps) return { end: { terminal: 'max_steps' } };
-    if (agent.limits.maxCostUsd !== undefined && operation.usage.costUsd >= agent.limits.maxCostUsd) return { end: { terminal: 'cost_limit' } };
+    const limit = stepLimitReached(agent.limits, operation);
+    if (limit) return { end: { terminal: reasonOf(limit), limit } };
 
     await this.restoreCallerHooks(operationId);
     const offer = await this.catalog.offer(agent.tools, operation.clientTools);

@@ -15,6 +15,7 @@ import { agentEventBase } from './agent-event-base.js';
 import type { LiveOperation } from './live-operation.js';
 import type { OperationResult } from './operation-result.js';
 import { AlreadyCompletedError, OperationCompletedError, RunBlockedError, RunCancelledError, RunLimitError } from './runtime-errors.js';
+import { isLimitReason, storedLimit } from './run-limits.js';
 import { RUNTIME_STORE, type RuntimeStore, type StoredMessage, type StoredOperation } from './runtime-store.port.js';
 
 /**
@@ -93,9 +94,17 @@ export class TerminalSequence {
         ),
       );
     }
-    await safely(() => this.dispatcher.dispatch('onComplete', { ...base, type: 'onComplete', reason }, options));
+    // F4/F5: a limit's reason names the limit, as stored with the transition (whoever runs the sequence).
+    const limit = isLimitReason(reason) ? storedLimit(operation) : undefined;
+    await safely(() => this.dispatcher.dispatch('onComplete', { ...base, type: 'onComplete', reason, ...(limit ? { limit } : {}) }, options));
     const raised =
-      reason === 'error' ? toError(error) : reason === 'interrupted' ? new RunCancelledError(operationId) : reason === 'blocked' ? new RunBlockedError(operationId) : new RunLimitError(reason, operationId);
+      reason === 'error'
+        ? toError(error)
+        : reason === 'interrupted'
+          ? new RunCancelledError(operationId)
+          : reason === 'blocked'
+            ? new RunBlockedError(operationId)
+            : new RunLimitError(reason, operationId, limit);
     // on_run_error never propagates and never masks the original error (E2).
     await safely(() => this.dispatcher.dispatch('on_run_error', raised, options));
   }

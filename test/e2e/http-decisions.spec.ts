@@ -87,6 +87,30 @@ describe('DESIGN §7 / SPEC A3 approvals through the API', () => {
   });
 });
 
+describe('SPEC F6 approve with edited arguments through the API', () => {
+  it('F6: { action: approve, args } the schema refuses → 400 naming the path, nothing stored; args on a rejection → 400', async () => {
+    const { id, toolCallId } = await startWaiting('approver');
+    // clock/now takes no arguments (additionalProperties: false).
+    const refused = await api.post(`/v1/operations/${id}/interventions/${toolCallId}`, { action: 'approve', args: { zone: 'a-distinctive-value' } });
+    expectErrorShape(refused, 400, 'invalid_arguments');
+    expect(refused.body.error.message).toContain('args: invalid arguments for clock/now');
+    expect(JSON.stringify(refused.body)).not.toContain('a-distinctive-value');
+    expectErrorShape(await api.post(`/v1/operations/${id}/interventions/${toolCallId}`, { action: 'approve', args: [1] }), 400);
+    expectErrorShape(await api.post(`/v1/operations/${id}/interventions/${toolCallId}`, { action: 'rejectAndContinue', args: {} }), 400, 'invalid_request');
+    // Nothing was stored: the call is still pending.
+    expect((await operation(id)).body).toMatchObject({ status: 'waiting', pendingTools: [{ toolCallId, kind: 'approval' }] });
+    await api.post(`/v1/operations/${id}/cancel`);
+  });
+
+  it('F6: { action: approve, args } the schema accepts → 200; the call runs with them and the operation completes', async () => {
+    const { id, toolCallId } = await startWaiting('approver');
+    const approved = await api.post(`/v1/operations/${id}/interventions/${toolCallId}`, { action: 'approve', args: {} });
+    expect(approved.status).toBe(200);
+    expect((await completed(id)).body.reason).toBe('done');
+    expect((await toolMessage(id)).content).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+});
+
 describe('DESIGN §7 / SPEC L4 deferred completion through the API', () => {
   it('first result → 200 { published: true } and the run goes on; a duplicate → 409 already_completed', async () => {
     const { id, toolCallId, waiting } = await startWaiting('deferring');

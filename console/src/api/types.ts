@@ -1,7 +1,7 @@
 /** The shapes of the public API the console reads (DESIGN §7): nothing here is internal to the server. */
 
 export type OperationStatus = 'running' | 'waiting' | 'completed';
-export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit' | 'blocked';
+export type TerminalReason = 'done' | 'error' | 'interrupted' | 'max_steps' | 'cost_limit' | 'token_limit' | 'tool_limit' | 'blocked';
 
 export interface Usage {
   inputTokens: number;

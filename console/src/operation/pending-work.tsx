@@ -1,11 +1,13 @@
 /**
- * The operation's pending work (`pendingTools`): an approval gets Approve, Reject and Reject and
- * continue (with a reason); a deferred call gets a form for its result. What happens next arrives over
- * the event stream; a refused action (409: decided elsewhere meanwhile) is said in words.
+ * The operation's pending work (`pendingTools`): an approval gets Approve (with its arguments editable as
+ * JSON, SPEC F6), Reject and Reject and continue (with a reason); a deferred call gets a form for its
+ * result. What happens next arrives over the event stream; a refused action (409: decided elsewhere
+ * meanwhile; 400: the tool's schema refused edited arguments, naming the path) is said in words.
  */
 import { useState } from 'preact/hooks';
 import { ApiCallError, postJson, UnauthorizedError } from '../api/api-client.js';
 import type { PendingTool } from '../api/types.js';
+import { approvalBody, argsText } from './edited-args.js';
 
 export function PendingWork({ operationId, pending }: { operationId: string; pending: readonly PendingTool[] }) {
   if (pending.length === 0) return <p class="empty">Nothing is waiting.</p>;
@@ -52,13 +54,25 @@ function useAction(): { busy: boolean; message: string | undefined; run: (action
 
 function ApprovalActions({ operationId, tool }: { operationId: string; tool: PendingTool }) {
   const [reason, setReason] = useState('');
+  const [args, setArgs] = useState(() => argsText(tool.args));
+  const [argsProblem, setArgsProblem] = useState<string>();
   const { busy, message, run } = useAction();
   const path = `v1/operations/${encodeURIComponent(operationId)}/interventions/${encodeURIComponent(tool.toolCallId)}`;
-  const decide = (action: 'approve' | 'reject' | 'rejectAndContinue') =>
-    run(() => postJson(path, reason.trim() !== '' && action !== 'approve' ? { action, reason: reason.trim() } : { action }), `Sent: ${action}.`);
+  const decide = (action: 'approve' | 'reject' | 'rejectAndContinue') => {
+    if (action !== 'approve') return run(() => postJson(path, reason.trim() !== '' ? { action, reason: reason.trim() } : { action }), `Sent: ${action}.`);
+    const approval = approvalBody(args, tool.args);
+    setArgsProblem('problem' in approval ? approval.problem : undefined);
+    if ('body' in approval) run(() => postJson(path, approval.body), approval.body.args ? 'Sent: approve with edited arguments.' : 'Sent: approve.');
+  };
   const reasonId = `reason-${tool.toolCallId}`;
+  const argsId = `args-${tool.toolCallId}`;
   return (
     <form class="actions" aria-label={`Decision on ${tool.identifier}/${tool.apiName}`} onSubmit={(event) => event.preventDefault()}>
+      <div class="field">
+        <label for={argsId}>Arguments to approve with (JSON; edit them to run the call with yours)</label>
+        <textarea id={argsId} rows={4} value={args} spellcheck={false} onInput={(event) => setArgs(event.currentTarget.value)} disabled={busy} aria-invalid={argsProblem !== undefined} />
+        {argsProblem ? <p class="field-problem" role="alert">{argsProblem}</p> : null}
+      </div>
       <div class="field">
         <label for={reasonId}>Reason (for a rejection; the model sees it with Reject and continue)</label>
         <input id={reasonId} type="text" value={reason} onInput={(event) => setReason(event.currentTarget.value)} disabled={busy} />

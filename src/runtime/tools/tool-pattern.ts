@@ -38,11 +38,16 @@ export function compileToolPattern(pattern: string): ToolPattern {
 
 /** `matches` on the result is a whole-string match: `clock/*` does not match `myclock/now`. */
 function globToRegExp(glob: string): RE2JS {
+  return RE2JS.compile(globRegexSource(glob));
+}
+
+/** The regular expression a glob compiles to (what G6's size budget charges for a `perTool` key). */
+export function globRegexSource(glob: string): string {
   let source = '';
   for (const char of glob) {
     if (char === '*') source += '[^/]*';
     else if (char === '?') source += '[^/]';
     else source += RE2JS.quote(char);
   }
-  return RE2JS.compile(source);
+  return source;
 }

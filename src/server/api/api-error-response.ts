@@ -10,6 +10,7 @@ import {
   AlreadyCompletedError,
   IdempotencyKeyReusedError,
   InterventionNotPendingError,
+  InvalidEditedArgumentsError,
   OperationCompletedError,
   RuntimeShuttingDownError,
   UnknownAgentError,
@@ -73,6 +74,8 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof StaleOperationError) return response(409, 'conflict', 'the operation changed meanwhile; read it again and retry');
   // A caller hook's configuration: the message names the hook and the field, never a value.
   if (exception instanceof HookConfigurationError) return response(400, 'invalid_request', exception.message);
+  // F6: edited arguments the tool's schema refuses, or over G6's limits: the message names the path, never a value.
+  if (exception instanceof InvalidEditedArgumentsError) return response(400, exception.code, exception.message);
   // Declared client tools: the message names the field, never a value.
   if (exception instanceof InvalidClientToolsError) return response(400, 'invalid_request', exception.message);
   // A caller's own `fallback: 'none'` webhook failed during a decision: its receiver's fault, not ours.

@@ -46,7 +46,7 @@ export const OPERATION: SchemaObject = {
     operationId: { type: 'string', format: 'uuid' },
     agentId: string,
     status: STATUS,
-    reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit', 'blocked'] },
+    reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit', 'token_limit', 'tool_limit', 'blocked'] },
     pendingTools: {
       type: 'array',
       items: {
@@ -62,7 +62,8 @@ export const OPERATION: SchemaObject = {
     },
     error: {
       type: 'object',
-      description: 'reason error: the error type and a summary built from our own fields (model id, HTTP status, an unset variable), never an error message',
+      description:
+        'reason error: the error type and a summary built from our own fields (model id, HTTP status, an unset variable), never an error message; reason token_limit or tool_limit: the limit reached as the type (maxTokens, maxToolCalls, perTool, maxRepeatedFailures) and a summary naming it and the tool that did not run',
       required: ['type', 'summary'],
       properties: { type: string, summary: string },
     },
@@ -89,7 +90,7 @@ export const OPERATION_LIST: SchemaObject = {
           operationId: { type: 'string', format: 'uuid' },
           agentId: string,
           status: STATUS,
-          reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit', 'blocked'] },
+          reason: { type: 'string', enum: ['done', 'error', 'interrupted', 'max_steps', 'cost_limit', 'token_limit', 'tool_limit', 'blocked'] },
           createdAt: { type: 'string', format: 'date-time' },
           updatedAt: { type: 'string', format: 'date-time' },
           steps: { type: 'integer', description: 'Finished steps' },

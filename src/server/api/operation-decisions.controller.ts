@@ -8,6 +8,7 @@ import { Body, Controller, HttpCode, Param, Post, UseFilters, UseGuards } from '
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AgentRuntime } from '../../runtime/agent-runtime.js';
 import { ApiErrors, ApiOperationId, ApiToolCallId } from './api-docs.decorators.js';
+import { invalidRequest } from './api-error.js';
 import { ApiExceptionFilter } from './api-exception.filter.js';
 import { CallerGuard } from './caller.guard.js';
 import { CurrentCaller, type Caller } from './caller.js';
@@ -45,9 +46,10 @@ export class OperationDecisionsController {
     @CurrentCaller() caller: Caller,
   ): Promise<{ status: OperationView['status'] }> {
     await this.reader.owned(id, caller);
-    const { action, reason } = parseRequest(interventionBody, body);
+    const { action, reason, args } = parseRequest(interventionBody, body);
     const decidedBy = caller.ownerId;
-    if (action === 'approve') await this.runtime.approve(id, toolCallId, { decidedBy });
+    if (args !== undefined && action !== 'approve') throw invalidRequest('args: only an approval may carry arguments');
+    if (action === 'approve') await this.runtime.approve(id, toolCallId, { decidedBy, ...(args !== undefined ? { args } : {}) });
     else await this.runtime.reject(id, toolCallId, { ...(reason !== undefined ? { reason } : {}), continue: action === 'rejectAndContinue', decidedBy });
     return { status: (await this.reader.owned(id, caller)).status };
   }

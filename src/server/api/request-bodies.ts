@@ -81,6 +81,8 @@ export type CreateOperationBody = z.output<typeof createOperationBody>;
 export const interventionBody = z.strictObject({
   action: z.enum(['approve', 'reject', 'rejectAndContinue']),
   reason: text().optional(),
+  /** F6 (`approve` only): the arguments the call runs with; checked against the tool's schema by the runtime. */
+  args: z.record(z.string(), z.unknown()).optional(),
 });
 export type InterventionBody = z.output<typeof interventionBody>;
 

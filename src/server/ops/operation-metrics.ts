@@ -38,13 +38,27 @@ export class OperationMetrics {
     });
     new Gauge({
       name: 'agent_hooks_operations_completed',
-      help: 'Completed operations in the database by terminal reason (done, error, interrupted, max_steps, cost_limit, blocked).',
+      help: 'Completed operations in the database by terminal reason (done, error, interrupted, max_steps, cost_limit, token_limit, tool_limit, blocked).',
       labelNames: ['reason'],
       registers: [registry],
       async collect() {
         const counts = await read();
         this.reset();
-        for (const row of counts ?? []) if (row.status === 'completed' && row.reason) this.set({ reason: row.reason }, row.count);
+        // A reason may come in several rows (one per limit): summed.
+        const byReason = new Map<string, number>();
+        for (const row of counts ?? []) if (row.status === 'completed' && row.reason) byReason.set(row.reason, (byReason.get(row.reason) ?? 0) + row.count);
+        for (const [reason, count] of byReason) this.set({ reason }, count);
+      },
+    });
+    new Gauge({
+      name: 'agent_hooks_operations_limited',
+      help: 'Completed operations ended by a tool or token budget (SPEC F4, F5), by the limit reached (maxTokens, maxToolCalls, perTool, maxRepeatedFailures).',
+      labelNames: ['limit'],
+      registers: [registry],
+      async collect() {
+        const counts = await read();
+        this.reset();
+        for (const row of counts ?? []) if (row.status === 'completed' && row.limit) this.inc({ limit: row.limit }, row.count);
       },
     });
   }

@@ -202,6 +202,29 @@ describeInBrowser('DESIGN §7 the operations console', () => {
     await page.close();
   }, TEST_MS);
 
+  it('F6: the approval form edits the arguments as JSON; the schema error is shown in the page and nothing is stored; then the approval runs the call', async () => {
+    const { id } = await startWaiting('approver');
+    const page = await signedInPage();
+    await page.goto(consoleUrl(`#/operations/${id}`));
+    const args = page.getByLabel('Arguments to approve with (JSON; edit them to run the call with yours)');
+    await expectVisible(args);
+    expect(JSON.parse((await args.inputValue()) || 'null')).toEqual({});
+    // Not JSON: said in the page, nothing sent.
+    await args.fill('{ zone: ');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expectVisible(page.getByRole('alert').filter({ hasText: 'The arguments are not valid JSON.' }));
+    // JSON the tool's schema refuses (clock/now takes no arguments): the server's 400 names the path.
+    await args.fill('{ "zone": "UTC" }');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expectVisible(page.locator('.action-message', { hasText: 'Refused (400 invalid_arguments): args: invalid arguments for clock/now' }));
+    expect((await api.get(`/v1/operations/${id}`)).body.status).toBe('waiting');
+    // Back to the arguments as they were (spacing is not an edit): a plain approval runs the call.
+    await args.fill('{ }');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await until(() => page.getByTestId('operation-status').getAttribute('data-status'), (s) => s === 'completed', 'the completed status on the page');
+    await page.close();
+  }, TEST_MS);
+
   it('a denied call shows as denied in the waterfall (and in the conversation), details on keyboard focus', async () => {
     const created = await api.post('/v1/operations', { agentId: 'timekeeper', prompt: 'noon' });
     const id = created.body.operationId as string;

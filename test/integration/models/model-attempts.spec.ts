@@ -46,7 +46,7 @@ function agentOf(own: { model: ChatModel; name: string; retry?: ModelRetrySettin
     tools: [],
     approval: [],
     deferred: [],
-    limits: { maxSteps: 5 },
+    limits: { maxSteps: 5, maxRepeatedFailures: 3 },
   };
 }
 

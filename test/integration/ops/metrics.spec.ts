@@ -31,6 +31,7 @@ models:
 agents:
   assistant: { model: clock, tools: [ "clock/now" ] }
   approver: { model: clock, tools: [ "clock/now" ], approval: [ "^clock/" ] }
+  capped: { model: clock, tools: [ "clock/now" ], limits: { maxToolCalls: 0 } }
 `;
 
 let dir: string;
@@ -139,6 +140,14 @@ describe('/metrics registry', () => {
     expect(after.get('{status="completed"}')).toBe(before.get('{status="completed"}'));
     expect(after.get('{status="running"}')).toBe(0);
     expect((await samples(registry, 'agent_hooks_operations_completed')).get('{reason="done"}')).toBe(before.get('{status="completed"}'));
+  });
+
+  it('F4: operations ended by a budget are counted by reason and by the limit reached', async () => {
+    const registry = app.get<Registry>(METRICS_REGISTRY);
+    const runtime = app.get(AgentRuntime);
+    expect((await (await runtime.execAgent({ agentId: 'capped', prompt: 'What time is it?' })).done).reason).toBe('tool_limit');
+    expect((await samples(registry, 'agent_hooks_operations_completed')).get('{reason="tool_limit"}')).toBe(1);
+    expect([...(await samples(registry, 'agent_hooks_operations_limited')).entries()]).toEqual([['{limit="maxToolCalls"}', 1]]);
   });
 
   it('one registry per app: a second app starts from zero and does not touch the first', async () => {

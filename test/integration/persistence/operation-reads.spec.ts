@@ -82,4 +82,16 @@ describeEachDriver('DESIGN §2 the read port (OPERATION_READER) on %s', (driver)
     expect(counts.every((row) => typeof row.count === 'number' && (row.status === 'completed') === (row.reason !== undefined))).toBe(true);
     await expect(new TypeOrmOperationReads(runtimeDatabaseOver(stores, false)).operationCounts()).resolves.toBeUndefined();
   });
+
+  it('F4: operations ended by a tool or token budget are counted by the limit reached (their error type), others never', async () => {
+    for (const [reason, type] of [['tool_limit', 'perTool'], ['tool_limit', 'perTool'], ['token_limit', 'maxTokens'], ['error', 'TypeError']] as const) {
+      const { operation } = await stores.operations.create({ agentId: 'support', prompt: 'limit' });
+      await stores.operations.complete(operation.id, reason, { type });
+    }
+    const counts = (await reads.operationCounts())!;
+    expect(counts.filter((row) => row.limit !== undefined).map(({ reason, limit, count }) => ({ reason, limit, count })).sort((a, b) => a.limit!.localeCompare(b.limit!))).toEqual([
+      { reason: 'token_limit', limit: 'maxTokens', count: 1 },
+      { reason: 'tool_limit', limit: 'perTool', count: 2 },
+    ]);
+  });
 });

@@ -355,7 +355,41 @@ describe('agents.yaml loader: agents', () => {
     single(withLine(20, '    limits: { maxSteps: 2.5 }'), 20, 'agents.assistant.limits.maxSteps', 'integer');
     single(withLine(20, '    limits: { maxCostUsd: 0 }'), 20, 'agents.assistant.limits.maxCostUsd', 'greater than 0');
     single(withLine(20, '    limits: { compactAtTokens: -5 }'), 20, 'agents.assistant.limits.compactAtTokens', 'at least 1');
-    single(withLine(20, '    limits: { maxTokens: 5 }'), 20, 'agents.assistant.limits.maxTokens', 'unknown key');
+    single(withLine(20, '    limits: { maxTokenz: 5 }'), 20, 'agents.assistant.limits.maxTokenz', 'unknown key');
+  });
+
+  it('F4/F5: budgets parse with their defaults; perTool globs compile with the tools: matcher', () => {
+    const config = parseAgentsConfig(withLine(20, '    limits: { maxTokens: 2000, maxToolCalls: 0, perTool: { "payments/*": 1, "mcp:kb": 0 }, maxRepeatedFailures: 2 }'), FILE);
+    expect(config.agents['assistant']!.limits).toEqual({
+      maxTokens: 2000,
+      maxToolCalls: 0,
+      perTool: [
+        { pattern: 'payments/*', max: 1 },
+        { pattern: 'mcp:kb', max: 0 },
+      ],
+      maxRepeatedFailures: 2,
+    });
+  });
+
+  it('F4/F5: negative or non-integer budgets are configuration errors naming file, line and key', () => {
+    single(withLine(20, '    limits: { maxTokens: 0 }'), 20, 'agents.assistant.limits.maxTokens', 'at least 1');
+    single(withLine(20, '    limits: { maxTokens: 1.5 }'), 20, 'agents.assistant.limits.maxTokens', 'integer');
+    single(withLine(20, '    limits: { maxToolCalls: -1 }'), 20, 'agents.assistant.limits.maxToolCalls', 'at least 0');
+    single(withLine(20, '    limits: { maxToolCalls: 2.5 }'), 20, 'agents.assistant.limits.maxToolCalls', 'integer');
+    single(withLine(20, '    limits: { maxRepeatedFailures: 0 }'), 20, 'agents.assistant.limits.maxRepeatedFailures', 'at least 1');
+    single(withLine(20, '    limits: { perTool: { "pay/*": -1 } }'), 20, 'agents.assistant.limits.perTool', 'entry 1: the cap must be an integer ≥ 0');
+    single(withLine(20, '    limits: { perTool: { "pay/*": 1, "clock/*": 0.5 } }'), 20, 'agents.assistant.limits.perTool', 'entry 2: the cap must be an integer ≥ 0');
+    single(withLine(20, '    limits: { perTool: [ 1 ] }'), 20, 'agents.assistant.limits.perTool', 'must be');
+  });
+
+  it('F4 (G6): a perTool pattern that is not a tools glob, or over the pattern limits, is a configuration error that never echoes it', () => {
+    single(withLine(20, '    limits: { perTool: { "clock": 1 } }'), 20, 'agents.assistant.limits.perTool', 'entry 1: the pattern must be a glob');
+    const long = `x/${'a'.repeat(1100)}`;
+    const issue = single(withLine(20, `    limits: { perTool: { "${long}": 1 } }`), 20, 'agents.assistant.limits.perTool', 'entry 1: the pattern must be at most 1024 characters');
+    expect(issue.message).not.toContain('aaaa');
+    // Each pattern within its own limits, together over the agent's compiled-size budget.
+    const many = Array.from({ length: 30 }, (_, i) => `"t${i}/${'b'.repeat(1000)}": 1`).join(', ');
+    single(withLine(20, `    limits: { perTool: { ${many} } }`), 20, 'agents.assistant.limits.perTool', 'together compile to too large a program');
   });
 
   it('an unknown agent key is reported at its own line', () => {
