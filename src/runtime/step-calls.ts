@@ -19,6 +19,7 @@ import { RuntimeShuttingDownError } from './runtime-errors.js';
 import { WAITING, type StepContext, type StepResult } from './step-context.js';
 import { ToolCallRunner, type ToolCallInput } from './tool-call.runner.js';
 import { isAgentCall } from './tools/agent-call.tool.js';
+import { toolCallIdempotencyKey } from './tools/idempotency-key.js';
 import { ToolError, type ToolDefinition } from './tools/tool-types.js';
 import { AgentTracer, type SpanAttributes, type TraceSpan } from '../tracing/agent-tracer.js';
 import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
@@ -96,6 +97,7 @@ export class StepCalls {
         [GEN_AI.operationName]: 'execute_tool',
         [GEN_AI.toolName]: name,
         [GEN_AI.toolCallId]: call.id,
+        [OURS.toolIdempotencyKey]: toolCallIdempotencyKey(step.operationId, call.id),
         [GEN_AI.toolType]: plan.tools[callIndex]?.source === 'mcp' ? 'extension' : 'function',
         [OURS.operationId]: step.operationId,
       };
@@ -151,7 +153,14 @@ export class StepCalls {
       .map((call, callIndex) => ({ call, callIndex }))
       .filter(({ call, callIndex }) => callIndex >= from && routes[callIndex] === 'approval' && !published.has(call.id))
       .filter(({ call }) => (interventions.get(call.id)?.status ?? 'pending') === 'pending');
-    const pendingTools: PendingTool[] = pending.map(({ call }) => ({ toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, args: call.args, kind: 'approval' }));
+    const pendingTools: PendingTool[] = pending.map(({ call }) => ({
+      toolCallId: call.id,
+      idempotencyKey: toolCallIdempotencyKey(step.operationId, call.id),
+      identifier: call.identifier,
+      apiName: call.apiName,
+      args: call.args,
+      kind: 'approval',
+    }));
     if (pending.some(({ call }) => !interventions.has(call.id))) {
       const stepIndex = step.operation.stepIndex;
       await this.dispatcher.dispatch('beforeHumanIntervention', { ...step.base(), type: 'beforeHumanIntervention', pendingTools }, step.dispatchOptions);

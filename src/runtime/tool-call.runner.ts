@@ -17,6 +17,7 @@ import type { ModelToolCall } from './models/chat-model.js';
 import type { NewMessage, ToolMessageError } from './runtime-store.port.js';
 import { RuntimeShuttingDownError } from './runtime-errors.js';
 import { buildToolCallHookContext, buildToolRequestContext, toolCallContext, toolResultContext } from './tools/tool-context.builder.js';
+import { toolCallIdempotencyKey } from './tools/idempotency-key.js';
 import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
 import { storableNamePart, TOOL_NOT_AVAILABLE, unavailableToolContent } from './tools/unavailable-tool.js';
 
@@ -116,7 +117,7 @@ export class ToolCallRunner {
       if (gate.mock) result = gate.mock.result;
       else if (!tool) throw new ToolError('not_found', `unknown tool ${call.identifier}/${call.apiName}`);
       else if (call.invalidArgs !== undefined) throw new ToolError('invalid_arguments', `the arguments for ${call.identifier}/${call.apiName} are not valid JSON`);
-      else result = await this.catalog.execute(tool, call.args, { operationId, toolCallId: call.id, signal, runContext });
+      else result = await this.catalog.execute(tool, call.args, { operationId, toolCallId: call.id, idempotencyKey: toolCallIdempotencyKey(operationId, call.id), signal, runContext });
     } catch (error) {
       // G4: a call cut by shutdown has no result — its client is closing. Nothing is published; the step
       // is handed back, and the call runs again wherever the operation goes on.
@@ -197,7 +198,7 @@ export class ToolCallRunner {
   private async reportFailure(chain: Chain, latencyMs: number, error: { type: string; message: string; code?: string }): Promise<void> {
     const { request, context, base, dispatchOptions } = chain;
     await this.dispatcher.dispatch('on_tool_error', toolCallContext(request, 'error', latencyMs, error.type), dispatchOptions);
-    await this.dispatcher.dispatch('onToolCallError', { ...base, ...context, type: 'onToolCallError', error }, dispatchOptions);
+    await this.dispatcher.dispatch('onToolCallError', { ...base, ...context, type: 'onToolCallError', error, willRetry: false }, dispatchOptions);
   }
 
   private chainOf(input: ToolCallInput, tool: ToolDefinition | undefined): Chain {

@@ -173,6 +173,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     const returned = await local.handler(args, {
       operationId: invocation.operationId,
       toolCallId: invocation.toolCallId,
+      idempotencyKey: invocation.idempotencyKey,
       signal,
       ...(invocation.runContext ? { runContext: invocation.runContext } : {}),
     });
@@ -191,7 +192,12 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     const live = (await this.mcp.tools(serverId, invocation.runContext)).find((candidate) => candidate.apiName === tool.apiName);
     if (!live) throw new ToolError('not_found', `MCP server ${serverId} has no tool ${tool.apiName}`);
     this.checkArguments(live, args);
-    return this.mcp.callTool(serverId, tool.apiName, args, { signal, timeoutMs, ...(invocation.runContext ? { runContext: invocation.runContext } : {}) });
+    return this.mcp.callTool(serverId, tool.apiName, args, {
+      signal,
+      timeoutMs,
+      idempotencyKey: invocation.idempotencyKey,
+      ...(invocation.runContext ? { runContext: invocation.runContext } : {}),
+    });
   }
 
   /** Checks `args` against the tool's JSON Schema (ajv); throws `ToolError('invalid_arguments')`. */

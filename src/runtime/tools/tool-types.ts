@@ -24,6 +24,8 @@ export interface ToolDefinition {
 export interface ToolInvocation {
   operationId: string;
   toolCallId: string;
+  /** F1: the call's idempotency key, handed to the tool (context, MCP `_meta` and header). */
+  idempotencyKey: string;
   signal: AbortSignal;
   runContext?: RunContext;
 }

@@ -112,7 +112,7 @@ export class ToolExplorer implements OnModuleInit {
     }
     return async (args: Record<string, unknown>, context: LocalToolContext) => {
       const contextId = ContextIdFactory.create();
-      this.moduleRef.registerRequestByContextId({ toolCall: { toolCallId: context.toolCallId, operationId: context.operationId } }, contextId);
+      this.moduleRef.registerRequestByContextId({ toolCall: { toolCallId: context.toolCallId, operationId: context.operationId, idempotencyKey: context.idempotencyKey } }, contextId);
       const instance = (await this.moduleRef.resolve(wrapper.token, contextId, { strict: false })) as MethodHost;
       return instance[methodName]!.call(instance, args, context);
     };

@@ -92,7 +92,7 @@ describe('tools: @Tool discovery', () => {
   it('runs tools of request-scoped providers on a fresh instance per call', async () => {
     const catalog = moduleRef.get(ToolCatalogService);
     const tool = (await catalog.find('scoped', 'who'))!;
-    const invocation = { operationId: 'op', toolCallId: 'c', signal: new AbortController().signal };
+    const invocation = { operationId: 'op', toolCallId: 'c', idempotencyKey: 'k', signal: new AbortController().signal };
     const first = await catalog.execute(tool, {}, invocation);
     const second = await catalog.execute(tool, {}, invocation);
     expect(Number(second.content)).toBeGreaterThan(Number(first.content));
