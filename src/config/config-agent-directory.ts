@@ -28,6 +28,7 @@ export class ConfigAgentDirectory implements AgentDirectory {
         tools: entry.tools ?? [],
         approval: entry.approval ?? [],
         deferred: entry.deferred ?? [],
+        ...(entry.timeoutMs !== undefined ? { toolTimeoutMs: entry.timeoutMs } : {}),
         limits: {
           maxSteps: entry.limits?.maxSteps ?? DEFAULT_MAX_STEPS,
           ...(entry.limits?.maxCostUsd !== undefined ? { maxCostUsd: entry.limits.maxCostUsd } : {}),

@@ -145,6 +145,8 @@ export type OnToolCallErrorEvent = ToolEventBase & {
   readonly error: { type: string; message: string; code?: string };
   /** F3: this failed attempt is followed by another one (same key) after a backoff; always set by the runtime. */
   readonly willRetry?: boolean;
+  /** F3: which attempt failed, from 1. */
+  readonly attempt?: number;
 };
 
 export type BeforeHumanInterventionEvent = AgentEventBase & {

@@ -276,6 +276,7 @@ function toolCallInput(step: StepContext, plan: CallPlan, callIndex: number): To
     signal,
     ...(tool ? { tool } : {}),
     environment: step.dispatchOptions.environment,
+    ...(step.agent.toolTimeoutMs !== undefined ? { agentTimeoutMs: step.agent.toolTimeoutMs } : {}),
   };
 }
 

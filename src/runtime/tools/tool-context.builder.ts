@@ -112,12 +112,12 @@ export function buildToolRequestContext(input: ToolRequestInput): ToolRequestCon
 }
 
 /** `after_tool_call` / `on_tool_error`: status, latency and, on error, the error's TYPE only (S3). */
-export function toolCallContext(request: ToolRequestContext, status: 'ok' | 'error', latencyMs: number, errorType?: string): ToolCallContext {
+export function toolCallContext(request: ToolRequestContext, status: 'ok' | 'error', latencyMs: number, errorType?: string, willRetry?: boolean): ToolCallContext {
   return new ToolCallContext({
     ...requestInit(request),
     status,
     latencyMs,
-    ...(status === 'error' ? { error: { type: errorType ?? 'Error' } } : {}),
+    ...(status === 'error' ? { error: { type: errorType ?? 'Error' }, willRetry: willRetry ?? false } : {}),
   });
 }
 

@@ -2,8 +2,9 @@
 import type { ToolResult } from '../../hooks/agent-events.js';
 import type { RunContext } from '../../hooks/contexts.js';
 import type { ClientToolDeclaration } from './client-tools.js';
+import type { ToolEffects } from './tool-effects.js';
 
-export interface ToolDefinition {
+export interface ToolDefinition extends ToolEffects {
   identifier: string;
   apiName: string;
   description: string;
@@ -11,7 +12,6 @@ export interface ToolDefinition {
   parameters: Record<string, unknown>;
   requiresApproval: boolean;
   deferred: boolean;
-  timeoutMs?: number;
   /**
    * `local` for `@Tool` methods, `mcp` for MCP server tools, `agent` for the built-in `agents/call`,
    * `client` for declared client tools (always deferred, never executed here).
@@ -28,6 +28,8 @@ export interface ToolInvocation {
   idempotencyKey: string;
   signal: AbortSignal;
   runContext?: RunContext;
+  /** F3: the agent's deadline, for a tool (or MCP server) that sets none. */
+  agentTimeoutMs?: number;
 }
 
 /** Why a tool did not produce a result; the runtime turns it into `on_tool_error` + `onToolCallError`. */

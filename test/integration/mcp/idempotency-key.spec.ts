@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Injectable } from '@nestjs/common';
-import type { AgentHook, LocalToolContext } from '../../../src/index.js';
+import type { AgentHook, LocalToolContext, ToolCallHookContext } from '../../../src/index.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { operationView, type PendingToolView } from '../../../src/server/api/operation-views.js';
 import { appDatabases, type DriverName } from '../persistence/test-databases.js';
@@ -104,7 +104,7 @@ databases.describeEach('F1 one idempotency key per call (%s)', (driver: DriverNa
     const watch = (type: 'beforeToolCall' | 'afterToolCall'): AgentHook => ({
       id: `watch-${type}`,
       type,
-      handler: (event) => void seen.push({ point: type, toolCallId: event.toolCallId, key: event.idempotencyKey }),
+      handler: (event: ToolCallHookContext) => void seen.push({ point: type, toolCallId: event.toolCallId, key: event.idempotencyKey }),
     });
     const { operationId, done } = await app.runtime.execAgent({
       agentId: 'payer',
