@@ -126,7 +126,7 @@ export class StepCalls {
    * An approval call before it may run: no decision yet — the step pauses (or runs again when everything
    * was decided meanwhile); rejected — the operation stops, or the rejection receipt is its result;
    * approved — claimed for this executor, or, claimed before (a crash mid-execution), an unknown-outcome
-   * receipt: never run blindly a second time.
+   * receipt: never run blindly a second time — unless the tool is idempotent (F2): then it runs again.
    */
   private async decided(step: StepContext, plan: CallPlan, callIndex: number, item: StoredIntervention | undefined, span: TraceSpan): Promise<'approved' | CallOutcome> {
     const call = plan.calls[callIndex]!;
@@ -139,8 +139,11 @@ export class StepCalls {
       // A rejection receipt holds no tool output: published directly (P2).
       return this.publish(step, span, rejectionReceipt(call, item.decisionReason));
     }
-    if (!(await this.store.claim(step.operationId, call.id, this.claimant))) return this.publish(step, span, unknownOutcomeReceipt(call));
-    return 'approved';
+    if (await this.store.claim(step.operationId, call.id, this.claimant)) return 'approved';
+    // F2: claimed before by an executor that never published. An idempotent tool runs again, with the
+    // call's key (F1) for its system to deduplicate on; any other gets the unknown-outcome receipt (G2).
+    if (plan.tools[callIndex]?.idempotent === true) return 'approved';
+    return this.publish(step, span, unknownOutcomeReceipt(call));
   }
 
   /**
