@@ -50,6 +50,8 @@ class Arrivals {
 export interface KeyedMcpOptions {
   /** `flaky` answers 503 to this many attempts per key before it succeeds (default 2). */
   failures?: number;
+  /** `charge` makes its effect on a key's first call, then never answers it (until close). */
+  holdFirstCharge?: boolean;
 }
 
 export async function startKeyedMcpServer(options: KeyedMcpOptions = {}, port = 0): Promise<KeyedMcpServer> {
@@ -79,7 +81,10 @@ export async function startKeyedMcpServer(options: KeyedMcpOptions = {}, port = 
     const server = new McpServer({ name: 'keyed-test', version: '1.0.0' });
     server.registerTool('charge', { description: 'Charges an amount once per idempotency key', inputSchema: { amount: z.number() } }, async ({ amount }, extra) => {
       const key = keyOf(extra);
-      if (!effects.has(key)) effects.set(key, 1);
+      const first = !effects.has(key);
+      if (first) effects.set(key, 1);
+      // The effect is made; the answer of a key's first call is lost (held until close), as in a crash.
+      if (first && options.holdFirstCharge) await new Promise<void>((resolve) => pendingHangs.add(resolve));
       return { content: [{ type: 'text', text: `charged ${amount}` }] };
     });
     server.registerTool('hang', { description: 'Never answers unless cancelled', inputSchema: {} }, async (_args, extra) => {
