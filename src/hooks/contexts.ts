@@ -182,8 +182,8 @@ export class ToolCallContext extends ToolRequestContext {
   readonly status: 'ok' | 'error';
   readonly latencyMs: number;
   readonly error?: { readonly type: string };
-  /** `on_tool_error` only: another attempt of the call follows this failed one (SPEC F3). */
-  readonly willRetry?: boolean;
+  /** `on_tool_error` only: another attempt of the call follows this failed one (SPEC F3). Own key only when set. */
+  declare readonly willRetry?: boolean;
 
   constructor(init: ToolRequestInit & { status: 'ok' | 'error'; latencyMs: number; error?: { type: string }; willRetry?: boolean }) {
     super(init);
