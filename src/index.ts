@@ -64,6 +64,8 @@ export type { OnHookOptions, OnHookMetadata, OnHookMethod, OnHookDecorator, Hook
 export { Tool, TOOL_METADATA } from './runtime/tools/tool.decorator.js';
 export type { ToolOptions } from './runtime/tools/tool.decorator.js';
 export type { LocalToolContext } from './runtime/tools/local-tool.js';
+// SPEC F2, F3: what a tool declares about its effects (`@Tool`, and MCP servers in agents.yaml)
+export type { ToolEffects, ToolRetry } from './runtime/tools/tool-effects.js';
 
 // The dispatcher (README "The dispatcher") and the registry for hosts driving their own loop with it
 export { HookDispatcher } from './hooks/hook-dispatcher.js';

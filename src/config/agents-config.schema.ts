@@ -12,6 +12,7 @@ import { perToolPatternProblems, toolPatternProblem } from './tool-patterns.js';
 import { PatternBudget, patternLimitProblem } from '../hooks/pattern-budget.js';
 import { ArgumentValidator } from '../runtime/tools/argument-validator.js';
 import { CLIENT_TOOL_LIMITS } from '../runtime/tools/client-tools.js';
+import { checkRetryOnIdempotent, mcpToolOverridesSchema, toolEffectFields, toolTimeoutSchema } from './tool-effects.schema.js';
 
 /** Ids of models, agents and MCP servers: they appear in URLs, tool identifiers and function names. */
 export const CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -124,7 +125,10 @@ const mcpServerSchema = z.strictObject({
     // Credentials belong in headers added by a `before_mcp_request` hook, never in the config file.
     else if (url.username !== '' || url.password !== '') ctx.addIssue({ code: 'custom', message: 'must not embed credentials' });
   }),
-});
+  // F2, F3: the server's tools' effects, and per-tool overrides.
+  ...toolEffectFields,
+  tools: mcpToolOverridesSchema,
+}).superRefine(checkRetryOnIdempotent);
 
 /** A `clientTools:` key: `identifier/apiName`, each half as for `@Tool` (DESIGN §8). */
 const CLIENT_TOOL_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${CLIENT_TOOL_LIMITS.maxNameLength}}/[A-Za-z0-9_.-]{1,${CLIENT_TOOL_LIMITS.maxNameLength}}$`);
@@ -182,6 +186,8 @@ const agentSchema = z.strictObject({
   approval: z.array(toolRegex).optional(),
   deferred: z.array(toolRegex).optional(),
   limits: limitsSchema.optional(),
+  /** F3: the deadline of the agent's tool calls whose tool or MCP server sets none. */
+  timeoutMs: toolTimeoutSchema.optional(),
 }).superRefine(chargeAgentPatterns);
 
 /** G6: one agent's `approval` and `deferred` patterns share one compiled-size budget. */

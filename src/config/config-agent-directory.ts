@@ -36,6 +36,7 @@ export class ConfigAgentDirectory implements AgentDirectory {
         tools: entry.tools ?? [],
         approval: entry.approval ?? [],
         deferred: entry.deferred ?? [],
+        ...(entry.timeoutMs !== undefined ? { toolTimeoutMs: entry.timeoutMs } : {}),
         limits: agentLimits(entry.limits),
       });
     }

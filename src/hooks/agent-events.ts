@@ -67,6 +67,11 @@ export interface ToolCallHookContext {
   readonly callIndex: number;
   readonly stepIndex: number;
   readonly operationId: string;
+  /**
+   * F1: the call's idempotency key, the same on every attempt, re-run, takeover and process. Always set on
+   * the events the runtime dispatches; optional in the type so events built by hand (tests) stay valid.
+   */
+  readonly idempotencyKey?: string;
   /** The dispatch route: run by this server, or handed to a client (deferred). */
   readonly executor: 'server' | 'client';
   /** Where the tool comes from (T3). */
@@ -102,6 +107,8 @@ export interface ToolResultSummary {
 
 export interface PendingTool {
   toolCallId: string;
+  /** F1: the key the outside executor (or the approved run) uses to deduplicate the call's effect; always set by the runtime. */
+  idempotencyKey?: string;
   identifier: string;
   apiName: string;
   args: Record<string, unknown>;
@@ -156,6 +163,10 @@ export type AfterToolCallEvent = ToolEventBase & {
 export type OnToolCallErrorEvent = ToolEventBase & {
   readonly type: 'onToolCallError';
   readonly error: { type: string; message: string; code?: string };
+  /** F3: this failed attempt is followed by another one (same key) after a backoff; always set by the runtime. */
+  readonly willRetry?: boolean;
+  /** F3: which attempt failed, from 1. */
+  readonly attempt?: number;
 };
 
 export type BeforeHumanInterventionEvent = AgentEventBase & {

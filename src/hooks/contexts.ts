@@ -182,12 +182,15 @@ export class ToolCallContext extends ToolRequestContext {
   readonly status: 'ok' | 'error';
   readonly latencyMs: number;
   readonly error?: { readonly type: string };
+  /** `on_tool_error` only: another attempt of the call follows this failed one (SPEC F3). Own key only when set. */
+  declare readonly willRetry?: boolean;
 
-  constructor(init: ToolRequestInit & { status: 'ok' | 'error'; latencyMs: number; error?: { type: string } }) {
+  constructor(init: ToolRequestInit & { status: 'ok' | 'error'; latencyMs: number; error?: { type: string }; willRetry?: boolean }) {
     super(init);
     this.status = init.status;
     this.latencyMs = init.latencyMs;
     if (init.error) this.error = Object.freeze({ type: init.error.type });
+    if (init.willRetry !== undefined) this.willRetry = init.willRetry;
     stampBrands(this, [ToolCallContext.brand, ToolRequestContext.brand]);
     Object.freeze(this);
   }

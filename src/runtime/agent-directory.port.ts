@@ -52,6 +52,8 @@ export interface ResolvedAgent {
   approval: readonly string[];
   deferred: readonly string[];
   limits: AgentLimits;
+  /** F3: the agent's `timeoutMs` — the deadline of its tool calls whose tool or MCP server sets none. */
+  toolTimeoutMs?: number;
 }
 
 export interface AgentDirectory {

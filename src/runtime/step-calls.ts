@@ -22,6 +22,7 @@ import { RuntimeShuttingDownError } from './runtime-errors.js';
 import { WAITING, type StepContext, type StepResult } from './step-context.js';
 import { ToolCallRunner, type ToolCallInput } from './tool-call.runner.js';
 import { isAgentCall } from './tools/agent-call.tool.js';
+import { toolCallIdempotencyKey } from './tools/idempotency-key.js';
 import { ToolError, type ToolDefinition } from './tools/tool-types.js';
 import { AgentTracer, type SpanAttributes, type TraceSpan } from '../tracing/agent-tracer.js';
 import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
@@ -99,6 +100,7 @@ export class StepCalls {
         [GEN_AI.operationName]: 'execute_tool',
         [GEN_AI.toolName]: name,
         [GEN_AI.toolCallId]: call.id,
+        [OURS.toolIdempotencyKey]: toolCallIdempotencyKey(step.operationId, call.id),
         [GEN_AI.toolType]: plan.tools[callIndex]?.source === 'mcp' ? 'extension' : 'function',
         [OURS.operationId]: step.operationId,
       };
@@ -134,7 +136,7 @@ export class StepCalls {
    * An approval call before it may run: no decision yet — the step pauses (or runs again when everything
    * was decided meanwhile); rejected — the operation stops, or the rejection receipt is its result;
    * approved — claimed for this executor, or, claimed before (a crash mid-execution), an unknown-outcome
-   * receipt: never run blindly a second time.
+   * receipt: never run blindly a second time — unless the tool is idempotent (F2): then it runs again.
    */
   private async decided(step: StepContext, plan: CallPlan, callIndex: number, item: StoredIntervention | undefined, span: TraceSpan): Promise<'approved' | CallOutcome> {
     const call = plan.calls[callIndex]!;
@@ -147,8 +149,11 @@ export class StepCalls {
       // A rejection receipt holds no tool output: published directly (P2).
       return this.publish(step, span, rejectionReceipt(call, item.decisionReason));
     }
-    if (!(await this.store.claim(step.operationId, call.id, this.claimant))) return this.publish(step, span, unknownOutcomeReceipt(call));
-    return 'approved';
+    if (await this.store.claim(step.operationId, call.id, this.claimant)) return 'approved';
+    // F2: claimed before by an executor that never published. An idempotent tool runs again, with the
+    // call's key (F1) for its system to deduplicate on; any other gets the unknown-outcome receipt (G2).
+    if (plan.tools[callIndex]?.idempotent === true) return 'approved';
+    return this.publish(step, span, unknownOutcomeReceipt(call));
   }
 
   /**
@@ -161,7 +166,14 @@ export class StepCalls {
       .map((call, callIndex) => ({ call, callIndex }))
       .filter(({ call, callIndex }) => callIndex >= from && routes[callIndex] === 'approval' && !published.has(call.id))
       .filter(({ call }) => (interventions.get(call.id)?.status ?? 'pending') === 'pending');
-    const pendingTools: PendingTool[] = pending.map(({ call }) => ({ toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, args: call.args, kind: 'approval' }));
+    const pendingTools: PendingTool[] = pending.map(({ call }) => ({
+      toolCallId: call.id,
+      idempotencyKey: toolCallIdempotencyKey(step.operationId, call.id),
+      identifier: call.identifier,
+      apiName: call.apiName,
+      args: call.args,
+      kind: 'approval',
+    }));
     if (pending.some(({ call }) => !interventions.has(call.id))) {
       const stepIndex = step.operation.stepIndex;
       await this.dispatcher.dispatch('beforeHumanIntervention', { ...step.base(), type: 'beforeHumanIntervention', pendingTools }, step.dispatchOptions);
@@ -277,6 +289,7 @@ function toolCallInput(step: StepContext, plan: CallPlan, callIndex: number): To
     signal,
     ...(tool ? { tool } : {}),
     environment: step.dispatchOptions.environment,
+    ...(step.agent.toolTimeoutMs !== undefined ? { agentTimeoutMs: step.agent.toolTimeoutMs } : {}),
   };
 }
 

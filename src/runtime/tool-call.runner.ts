@@ -17,8 +17,28 @@ import type { ModelToolCall } from './models/chat-model.js';
 import type { NewMessage, ToolMessageError } from './runtime-store.port.js';
 import { RuntimeShuttingDownError } from './runtime-errors.js';
 import { buildToolCallHookContext, buildToolRequestContext, toolCallContext, toolResultContext } from './tools/tool-context.builder.js';
+import { toolCallIdempotencyKey } from './tools/idempotency-key.js';
 import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
+import { runAttempts } from './tools/tool-attempts.js';
 import { storableNamePart, TOOL_NOT_AVAILABLE, unavailableToolContent } from './tools/unavailable-tool.js';
+
+/** F3: the error type of a call whose deadline passed (published state, `on_tool_error`, `onToolCallError`). */
+const TIMEOUT = 'timeout';
+
+interface ToolFailure {
+  type: string;
+  message: string;
+  code?: string;
+}
+
+/** What a failed execution reports: a timeout by its type `timeout` (F3), other tool errors by their error's type. */
+function failureOf(call: ModelToolCall, error: unknown): ToolFailure {
+  if (!(error instanceof ToolError)) {
+    const type = errorType(error);
+    return { type, message: `${call.identifier}/${call.apiName} failed (${type})` };
+  }
+  return { type: error.code === 'timeout' ? TIMEOUT : error.errorType, message: error.message, code: error.code };
+}
 
 /** The timeline's hook id for the runtime's own tool-access verdict (G1). */
 export const RUNTIME_TOOL_ACCESS_HOOK_ID = 'runtime:tool-access';
@@ -39,6 +59,8 @@ export interface ToolCallInput {
   tool?: ToolDefinition;
   /** The step's read of the environment hooks (L1); without it (a deferred completion) each dispatch reads it. */
   environment?: EnvironmentHooks;
+  /** F3: the agent's `timeoutMs`, for a tool (or MCP server) that sets no deadline of its own. */
+  agentTimeoutMs?: number;
 }
 
 /** What one call needs through its chain, built once. */
@@ -108,24 +130,40 @@ export class ToolCallRunner {
       return HANDED_OUT;
     }
 
-    // 3. execution, unless mocked
+    // 3. execution, unless mocked: each attempt under its deadline, retried where the tool allows it (F3)
     const started = performance.now();
     let result: ToolResult;
+    let attempt = 1;
     const mocked = gate.mock !== null;
     try {
       if (gate.mock) result = gate.mock.result;
       else if (!tool) throw new ToolError('not_found', `unknown tool ${call.identifier}/${call.apiName}`);
       else if (call.invalidArgs !== undefined) throw new ToolError('invalid_arguments', `the arguments for ${call.identifier}/${call.apiName} are not valid JSON`);
-      else result = await this.catalog.execute(tool, call.args, { operationId, toolCallId: call.id, signal, runContext });
+      else {
+        // F1: one key for every attempt of the call.
+        const invocation = { operationId, toolCallId: call.id, idempotencyKey: toolCallIdempotencyKey(operationId, call.id), signal, runContext, ...(input.agentTimeoutMs !== undefined ? { agentTimeoutMs: input.agentTimeoutMs } : {}) };
+        result = await runAttempts(
+          (n) => {
+            attempt = n;
+            return this.catalog.execute(tool, call.args, invocation);
+          },
+          {
+            toolName: `${call.identifier}/${call.apiName}`,
+            signal,
+            ...(tool.retry && tool.idempotent === true ? { retry: tool.retry } : {}),
+            onRetry: (error, n) => this.reportFailure(chain, performance.now() - started, failureOf(call, error), { attempt: n, willRetry: true }),
+          },
+        );
+      }
     } catch (error) {
       // G4: a call cut by shutdown has no result — its client is closing. Nothing is published; the step
       // is handed back, and the call runs again wherever the operation goes on.
       if (signal.aborted && signal.reason instanceof RuntimeShuttingDownError) throw signal.reason;
       // 4. the tool threw or timed out: the model sees an error result
-      const type = error instanceof ToolError ? error.errorType : errorType(error);
-      const message = error instanceof ToolError ? error.message : `${call.identifier}/${call.apiName} failed (${type})`;
-      await this.reportFailure(chain, performance.now() - started, { type, message, ...(error instanceof ToolError ? { code: error.code } : {}) });
-      return { message: this.toolMessage(input, `Error: ${message}`, false), success: false };
+      const failure = failureOf(call, error);
+      await this.reportFailure(chain, performance.now() - started, failure, { attempt, willRetry: false });
+      // F3: a deadline that passed is published as a tool error of type `timeout`.
+      return { message: this.toolMessage(input, `Error: ${failure.message}`, false, failure.type === TIMEOUT ? { error: { type: TIMEOUT } } : undefined), success: false };
     }
     return this.afterExecution(chain, result, mocked, performance.now() - started);
   }
@@ -193,11 +231,16 @@ export class ToolCallRunner {
     return { message: this.toolMessage(input, result.content, success, result.state), success, ...(mocked ? { mocked: true as const } : {}) };
   }
 
-  /** Step 4: the sanitized engine context, then the agent event. */
-  private async reportFailure(chain: Chain, latencyMs: number, error: { type: string; message: string; code?: string }): Promise<void> {
-    const { request, context, base, dispatchOptions } = chain;
-    await this.dispatcher.dispatch('on_tool_error', toolCallContext(request, 'error', latencyMs, error.type), dispatchOptions);
-    await this.dispatcher.dispatch('onToolCallError', { ...base, ...context, type: 'onToolCallError', error }, dispatchOptions);
+  /**
+   * Step 4: the sanitized engine context, then the agent event — once per failed attempt (F3), `willRetry`
+   * saying whether another follows; `attempt` counts from 1 and gives each attempt its own webhook-id.
+   */
+  private async reportFailure(chain: Chain, latencyMs: number, error: ToolFailure, at: { attempt: number; willRetry: boolean } = { attempt: 1, willRetry: false }): Promise<void> {
+    const { request, context, dispatchOptions } = chain;
+    // A fresh event id per attempt; the first attempt's event is the one a call without retries always had.
+    const base = at.attempt > 1 ? agentEventBase(chain.input) : chain.base;
+    await this.dispatcher.dispatch('on_tool_error', toolCallContext(request, 'error', latencyMs, error.type, at.willRetry), dispatchOptions);
+    await this.dispatcher.dispatch('onToolCallError', { ...base, ...context, type: 'onToolCallError', error, willRetry: at.willRetry, attempt: at.attempt }, dispatchOptions);
   }
 
   private chainOf(input: ToolCallInput, tool: ToolDefinition | undefined): Chain {

@@ -24,6 +24,8 @@ export const GEN_AI = {
 export const OURS = {
   operationId: 'nest_agent_hooks.operation.id',
   toolOutcome: 'nest_agent_hooks.tool.outcome',
+  /** F1: the call's idempotency key (an opaque hash, never content). */
+  toolIdempotencyKey: 'nest_agent_hooks.tool.idempotency_key',
   hookPoint: 'nest_agent_hooks.hook.point',
   hookId: 'nest_agent_hooks.hook.id',
   hookSource: 'nest_agent_hooks.hook.source',

@@ -99,6 +99,8 @@ export type PublicTypes = [
   Api.HookArgument<'afterToolCall'>,
   Api.ToolOptions,
   Api.LocalToolContext,
+  Api.ToolEffects,
+  Api.ToolRetry,
   Api.DispatchOptions,
   Api.DispatchedEvent,
   Api.HookErrorEvent,

@@ -3,10 +3,13 @@
  * the contract names, so no internal one (seq, owner, version, run context, tool calls…) ever leaks out.
  */
 import type { OperationSummary, TimelineRow } from '../operation-read.port.js';
+import { toolCallIdempotencyKey } from '../tools/idempotency-key.js';
 import type { InterventionKind, StoredIntervention, StoredMessage, StoredOperation } from '../runtime-store.port.js';
 
 export interface PendingToolView {
   toolCallId: string;
+  /** F1: the call's idempotency key, for the outside executor (or approver) to deduplicate on. */
+  idempotencyKey: string;
   identifier: string;
   apiName: string;
   args: Record<string, unknown>;
@@ -74,7 +77,16 @@ export function operationView(operation: StoredOperation, pending: readonly Stor
     status: operation.status,
     ...(operation.reason ? { reason: operation.reason } : {}),
     ...(waiting.length > 0
-      ? { pendingTools: waiting.map(({ toolCallId, identifier, apiName, args, kind }) => ({ toolCallId, identifier, apiName, args, kind })) }
+      ? {
+          pendingTools: waiting.map(({ toolCallId, identifier, apiName, args, kind }) => ({
+            toolCallId,
+            idempotencyKey: toolCallIdempotencyKey(operation.id, toolCallId),
+            identifier,
+            apiName,
+            args,
+            kind,
+          })),
+        }
       : {}),
     usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd },
     ...(operation.errorType !== undefined ? { error: operationError(operation.errorType, operation.errorSummary) } : {}),

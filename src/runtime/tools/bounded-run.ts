@@ -10,10 +10,13 @@ export interface BoundedRunOptions {
   toolName: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** F3: the work settled after its deadline had passed; its value (or error) is dropped. */
+  onLate?: () => void;
 }
 
 export function runBounded<T>(work: (signal: AbortSignal) => Promise<T> | T, options: BoundedRunOptions): Promise<T> {
   const { toolName, timeoutMs, signal } = options;
+  let timedOut = false;
   if (signal.aborted) return Promise.reject(cancelled(toolName));
   const controller = new AbortController();
   return new Promise<T>((resolve, reject) => {
@@ -28,6 +31,7 @@ export function runBounded<T>(work: (signal: AbortSignal) => Promise<T> | T, opt
       reject(error);
     };
     const timer = setTimeout(() => {
+      timedOut = true;
       finish();
       const error = new ToolError('timeout', `${toolName} timed out after ${timeoutMs} ms`, 'TimeoutError');
       controller.abort(error);
@@ -40,13 +44,18 @@ export function runBounded<T>(work: (signal: AbortSignal) => Promise<T> | T, opt
     } catch (error) {
       running = Promise.reject(error);
     }
-    // A late settlement after the deadline is ignored (and never an unhandled rejection).
+    // F3: a settlement after the deadline never replaces the timeout (nor is it an unhandled rejection).
+    const late = () => {
+      if (timedOut) options.onLate?.();
+    };
     running.then(
       (value) => {
+        late();
         finish();
         resolve(value);
       },
       (error: unknown) => {
+        late();
         finish();
         reject(error);
       },

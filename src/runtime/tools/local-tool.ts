@@ -7,6 +7,11 @@ import type { ToolDefinition } from './tool-types.js';
 export interface LocalToolContext {
   readonly operationId: string;
   readonly toolCallId: string;
+  /**
+   * F1: the same on every attempt, re-run, takeover and process of this call — pass it to the system the
+   * tool changes (e.g. as an `Idempotency-Key`) so a call that runs twice takes effect once.
+   */
+  readonly idempotencyKey: string;
   /** Aborted when the operation is cancelled or the tool's timeout passes; long work should stop. */
   readonly signal: AbortSignal;
   readonly runContext?: RunContext;

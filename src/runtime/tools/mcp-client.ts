@@ -13,6 +13,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { RunContext } from '../../hooks/contexts.js';
 import type { HookDispatcher } from '../../hooks/hook-dispatcher.js';
+import { MCP_IDEMPOTENCY_META_KEY } from './idempotency-key.js';
 import { McpUnreachableError, toToolError } from './mcp-errors.js';
 import { createHookedFetch } from './mcp-fetch.js';
 import type { McpCallResult } from './mcp-result.js';
@@ -37,6 +38,8 @@ export interface McpServerConnectionOptions {
 export interface McpCallOptions {
   signal: AbortSignal;
   timeoutMs: number;
+  /** F1: sent in the request's `_meta`; the hooked fetch also sets it as the `Idempotency-Key` header. */
+  idempotencyKey?: string;
   runContext?: RunContext;
 }
 
@@ -109,11 +112,16 @@ export class McpServerConnection {
 
   /** Calls a tool; throws `ToolError`. A session the server no longer knows (404) is reopened once. */
   async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallResult> {
+    const request = {
+      name,
+      arguments: args,
+      ...(options.idempotencyKey !== undefined ? { _meta: { [MCP_IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {}),
+    };
     for (let attempt = 0; ; attempt++) {
       const session = await this.connect(options.runContext);
       try {
         return (await this.within(options.runContext, () =>
-          session.client.callTool({ name, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs }),
+          session.client.callTool(request, undefined, { signal: options.signal, timeout: options.timeoutMs }),
         )) as McpCallResult;
       } catch (error) {
         this.afterFailure(session, error);

@@ -12,6 +12,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RunContext } from '../../hooks/contexts.js';
 import { McpRequestContext, McpResponseContext } from '../../hooks/contexts.js';
 import type { HookDispatcher } from '../../hooks/hook-dispatcher.js';
+import { IDEMPOTENCY_KEY_HEADER, MCP_IDEMPOTENCY_META_KEY } from './idempotency-key.js';
 import { McpHookAbortError, McpUnreachableError } from './mcp-errors.js';
 import type { AgentTracer } from '../../tracing/agent-tracer.js';
 
@@ -43,6 +44,11 @@ export function createHookedFetch(options: HookedFetchOptions): FetchLike {
     }
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(request.headers)) headers.set(name, value);
+    // F1: the call's key as a header too, taken from the very request's `_meta` (set last: it is the call's own).
+    if (method === 'tools/call') {
+      const key = idempotencyKeyOf(init?.body);
+      if (key !== undefined) headers.set(IDEMPOTENCY_KEY_HEADER, key);
+    }
 
     const started = performance.now();
     let response: Response;
@@ -122,5 +128,17 @@ export function mcpMethodOf(httpMethod: string, body: unknown): string {
     return methods.length > 0 ? methods.join(',') : verb;
   } catch {
     return verb;
+  }
+}
+
+/** The idempotency key in a `tools/call` body's `params._meta` (F1), or undefined. */
+function idempotencyKeyOf(body: unknown): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(body) as { params?: { _meta?: Record<string, unknown> } } | null;
+    const key = parsed?.params?._meta?.[MCP_IDEMPOTENCY_META_KEY];
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
   }
 }

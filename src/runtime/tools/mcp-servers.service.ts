@@ -15,6 +15,7 @@ import { MAX_IDENTIFIER_LENGTH } from '../../hooks/input-limits.js';
 import { McpServerConnection, type McpCallOptions, type McpServerState } from './mcp-client.js';
 import { fromMcpResult } from './mcp-result.js';
 import { ToolConfigurationError } from './tool-errors.js';
+import type { ToolEffects } from './tool-effects.js';
 import { ToolError, type ToolDefinition } from './tool-types.js';
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, MCP_SERVERS, TOOLS_OPTIONS, type McpServersConfig, type ToolsOptions } from './tools.options.js';
 
@@ -25,6 +26,7 @@ export class McpServersService implements OnApplicationBootstrap {
   private readonly logger = new Logger('AgentHooks:MCP');
   private readonly connections = new Map<string, McpServerConnection>();
   private readonly runContexts = new AsyncLocalStorage<RunContext | undefined>();
+  private readonly settings: McpServersConfig;
 
   constructor(
     dispatcher: HookDispatcher,
@@ -33,6 +35,7 @@ export class McpServersService implements OnApplicationBootstrap {
     /** SPEC O1, O2: each MCP HTTP request as a client span, with `traceparent`. */
     @Optional() tracer?: AgentTracer,
   ) {
+    this.settings = servers ?? {};
     for (const [serverId, server] of Object.entries(servers ?? {})) {
       this.connections.set(
         serverId,
@@ -84,9 +87,21 @@ export class McpServersService implements OnApplicationBootstrap {
       // `identifier/apiName` must stay splittable and match like local tool names.
       // G6: a name too long for the database columns is not offered either.
       if (!NAME_PART.test(tool.name) || tool.name.length > MAX_IDENTIFIER_LENGTH) continue;
-      definitions.push(toDefinition(serverId, tool));
+      definitions.push(toDefinition(serverId, tool, this.effectsOf(serverId, tool.name)));
     }
     return definitions;
+  }
+
+  /** F2, F3: a tool's configured effects — its own override field by field over its server's. */
+  effectsOf(serverId: string, apiName: string): ToolEffects {
+    const server = Object.hasOwn(this.settings, serverId) ? this.settings[serverId] : undefined;
+    if (!server) return {};
+    const own = server.tools && Object.hasOwn(server.tools, apiName) ? server.tools[apiName] : undefined;
+    const idempotent = own?.idempotent ?? server.idempotent;
+    const timeoutMs = own?.timeoutMs ?? server.timeoutMs;
+    // The config refuses a retry that would reach a non-idempotent tool; checked again here all the same.
+    const retry = idempotent === true ? (own?.retry ?? server.retry) : undefined;
+    return { ...(idempotent !== undefined ? { idempotent } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retry ? { retry } : {}) };
   }
 
   /** Calls `apiName` on the server; `isError` results come back as `success: false`. Throws `ToolError`. */
@@ -115,8 +130,9 @@ function serverUrl(serverId: string, server: { url: string } | undefined): URL {
   return url;
 }
 
-function toDefinition(serverId: string, tool: McpTool): ToolDefinition {
+function toDefinition(serverId: string, tool: McpTool, effects: ToolEffects): ToolDefinition {
   return Object.freeze({
+    ...effects,
     identifier: serverId,
     apiName: tool.name,
     description: tool.description ?? tool.title ?? '',

@@ -9,6 +9,7 @@ import { errorType } from '../../hooks/hook-errors.js';
 import { AGENT_CALL_API_NAME, AGENT_CALL_IDENTIFIER, AGENT_CALL_TOOL } from './agent-call.tool.js';
 import { ArgumentValidator } from './argument-validator.js';
 import { runBounded } from './bounded-run.js';
+import { LateToolResults } from './late-tool-results.js';
 import { LocalToolRegistry } from './local-tool.registry.js';
 import { McpServersService } from './mcp-servers.service.js';
 import { compileToolPattern, type ToolPattern } from './tool-pattern.js';
@@ -36,6 +37,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     private readonly validator: ArgumentValidator,
     @Optional() @Inject(TOOLS_OPTIONS) options?: ToolsOptions,
     @Optional() @Inject(CLIENT_TOOLS) clientTools?: ClientToolsConfig,
+    @Optional() private readonly late?: LateToolResults,
   ) {
     this.defaultTimeoutMs = options?.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     this.configuredClientTools = new Map((clientTools ?? []).map((declaration) => [nameOf(declaration), clientToolDefinition(declaration)]));
@@ -96,7 +98,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
         if (!this.mcp.has(pattern.serverId)) continue;
         const listed = await this.listMcp(pattern.serverId);
         if (listed) for (const tool of listed) offered.add(tool);
-        else offered.addUnreachable(pattern.serverId, () => true, placeholder);
+        else offered.addUnreachable(pattern.serverId, () => true, this.placeholder);
         continue;
       }
       // Only an entry that names the built-in (`agents/call`, `agents/*`) offers it: `*` never hands out sub-agents.
@@ -106,7 +108,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
       const listed = await Promise.all(servers.map((id) => this.listMcp(id)));
       listed.forEach((tools, i) => {
         if (tools) for (const tool of tools) if (pattern.matches(nameOf(tool))) offered.add(tool);
-        if (!tools) offered.addUnreachable(servers[i]!, (name) => pattern.matches(name), placeholder);
+        if (!tools) offered.addUnreachable(servers[i]!, (name) => pattern.matches(name), this.placeholder);
       });
       for (const tool of clients) if (pattern.matches(nameOf(tool))) offered.add(tool);
     }
@@ -144,7 +146,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
       return (await this.mcp.tools(identifier)).find((tool) => tool.apiName === apiName);
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
-      return placeholder(identifier, apiName);
+      return this.placeholder(identifier, apiName);
     }
   }
 
@@ -152,12 +154,13 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     if (tool.source === 'agent') throw new ToolError('not_found', `${tool.identifier}/${tool.apiName} starts a sub-agent and is run by the step executor`);
     if (tool.source === 'client') throw new ToolError('not_found', `${tool.identifier}/${tool.apiName} is a client tool: an outside executor runs it`);
     const toolName = `${tool.identifier}/${tool.apiName}`;
-    const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
+    // F3: the tool's own deadline (an MCP tool's: its override, else its server's), else the agent's, else the default.
+    const timeoutMs = tool.timeoutMs ?? invocation.agentTimeoutMs ?? this.defaultTimeoutMs;
     const started = performance.now();
     try {
       const result = await runBounded(
         (signal) => (tool.source === 'mcp' ? this.runMcp(tool, args, invocation, signal, timeoutMs) : this.runLocal(tool, args, invocation, signal)),
-        { toolName, timeoutMs, signal: invocation.signal },
+        { toolName, timeoutMs, signal: invocation.signal, onLate: () => this.late?.record({ source: tool.source }) },
       );
       return { ...result, executionTime: Math.round(performance.now() - started) };
     } catch (error) {
@@ -173,6 +176,7 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     const returned = await local.handler(args, {
       operationId: invocation.operationId,
       toolCallId: invocation.toolCallId,
+      idempotencyKey: invocation.idempotencyKey,
       signal,
       ...(invocation.runContext ? { runContext: invocation.runContext } : {}),
     });
@@ -191,7 +195,12 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     const live = (await this.mcp.tools(serverId, invocation.runContext)).find((candidate) => candidate.apiName === tool.apiName);
     if (!live) throw new ToolError('not_found', `MCP server ${serverId} has no tool ${tool.apiName}`);
     this.checkArguments(live, args);
-    return this.mcp.callTool(serverId, tool.apiName, args, { signal, timeoutMs, ...(invocation.runContext ? { runContext: invocation.runContext } : {}) });
+    return this.mcp.callTool(serverId, tool.apiName, args, {
+      signal,
+      timeoutMs,
+      idempotencyKey: invocation.idempotencyKey,
+      ...(invocation.runContext ? { runContext: invocation.runContext } : {}),
+    });
   }
 
   /** Checks `args` against the tool's JSON Schema (ajv); throws `ToolError('invalid_arguments')`. */
@@ -204,6 +213,20 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
     if (!check.valid) throw new ToolError('invalid_arguments', `invalid arguments for ${name}: ${check.summary}`);
   }
 
+  /** A tool of a server that cannot be reached now: any arguments, the server's configured effects (F3). */
+  private readonly placeholder = (serverId: string, apiName: string): ToolDefinition =>
+    Object.freeze({
+      identifier: serverId,
+      apiName,
+      description: '',
+      parameters: ANY_OBJECT,
+      requiresApproval: false,
+      deferred: false,
+      source: 'mcp' as const,
+      serverId,
+      ...this.mcp.effectsOf(serverId, apiName),
+    });
+
   /** MCP tools of a server, or undefined while it is unavailable (logged once by the connection). */
   private async listMcp(serverId: string): Promise<ToolDefinition[] | undefined> {
     try {
@@ -215,18 +238,6 @@ export class ToolCatalogService implements ToolCatalog, OnApplicationBootstrap {
   }
 }
 
-function placeholder(serverId: string, apiName: string): ToolDefinition {
-  return Object.freeze({
-    identifier: serverId,
-    apiName,
-    description: '',
-    parameters: ANY_OBJECT,
-    requiresApproval: false,
-    deferred: false,
-    source: 'mcp' as const,
-    serverId,
-  });
-}
 
 function nameOf(tool: Pick<ToolDefinition, 'identifier' | 'apiName'>): string {
   return `${tool.identifier}/${tool.apiName}`;

@@ -7,6 +7,7 @@
  */
 import type { ToolCallHookContext } from '../../hooks/agent-events.js';
 import { ToolCallContext, ToolRequestContext, ToolResultContext, type ToolRequestInit } from '../../hooks/contexts.js';
+import { toolCallIdempotencyKey } from './idempotency-key.js';
 import type { ToolDefinition } from './tool-types.js';
 
 /** Correlation ids of a run (T2); the runtime's values win over the origin's. */
@@ -76,6 +77,7 @@ export function buildToolCallHookContext(input: ToolCallContextInput): ToolCallH
     callIndex: input.callIndex,
     stepIndex: input.stepIndex,
     operationId: input.operationId,
+    idempotencyKey: toolCallIdempotencyKey(input.operationId, input.toolCallId),
     executor: input.executor ?? (input.tool?.deferred ? 'client' : 'server'),
   };
   const toolSource = input.toolSource ?? sourceOf(input.tool);
@@ -110,12 +112,12 @@ export function buildToolRequestContext(input: ToolRequestInput): ToolRequestCon
 }
 
 /** `after_tool_call` / `on_tool_error`: status, latency and, on error, the error's TYPE only (S3). */
-export function toolCallContext(request: ToolRequestContext, status: 'ok' | 'error', latencyMs: number, errorType?: string): ToolCallContext {
+export function toolCallContext(request: ToolRequestContext, status: 'ok' | 'error', latencyMs: number, errorType?: string, willRetry?: boolean): ToolCallContext {
   return new ToolCallContext({
     ...requestInit(request),
     status,
     latencyMs,
-    ...(status === 'error' ? { error: { type: errorType ?? 'Error' } } : {}),
+    ...(status === 'error' ? { error: { type: errorType ?? 'Error' }, willRetry: willRetry ?? false } : {}),
   });
 }
 

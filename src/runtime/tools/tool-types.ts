@@ -2,8 +2,9 @@
 import type { ToolResult } from '../../hooks/agent-events.js';
 import type { RunContext } from '../../hooks/contexts.js';
 import type { ClientToolDeclaration } from './client-tools.js';
+import type { ToolEffects } from './tool-effects.js';
 
-export interface ToolDefinition {
+export interface ToolDefinition extends ToolEffects {
   identifier: string;
   apiName: string;
   description: string;
@@ -11,7 +12,6 @@ export interface ToolDefinition {
   parameters: Record<string, unknown>;
   requiresApproval: boolean;
   deferred: boolean;
-  timeoutMs?: number;
   /**
    * `local` for `@Tool` methods, `mcp` for MCP server tools, `agent` for the built-in `agents/call`,
    * `client` for declared client tools (always deferred, never executed here).
@@ -24,8 +24,12 @@ export interface ToolDefinition {
 export interface ToolInvocation {
   operationId: string;
   toolCallId: string;
+  /** F1: the call's idempotency key, handed to the tool (context, MCP `_meta` and header). */
+  idempotencyKey: string;
   signal: AbortSignal;
   runContext?: RunContext;
+  /** F3: the agent's deadline, for a tool (or MCP server) that sets none. */
+  agentTimeoutMs?: number;
 }
 
 /** Why a tool did not produce a result; the runtime turns it into `on_tool_error` + `onToolCallError`. */

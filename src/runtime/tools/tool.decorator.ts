@@ -3,6 +3,8 @@
  * array on the method, as with `@OnHook`, so one method may be offered under several names. Nothing is
  * checked here: validation happens at bootstrap (ToolExplorer), where the error can name class and method.
  */
+import type { ToolRetry } from './tool-effects.js';
+
 export const TOOL_METADATA = 'nest-agent-hooks:tool';
 
 export interface ToolOptions {
@@ -16,8 +18,15 @@ export interface ToolOptions {
   parameters: Record<string, unknown>;
   /** A human approves each call before it runs. */
   requiresApproval?: boolean;
-  /** A call running longer fails with `ToolError('timeout')`; default: the catalog's default (30 s). */
+  /**
+   * F3: the deadline of one attempt, in ms (1 to 86 400 000): past it the context's signal aborts and the
+   * call is a tool error of type `timeout`. Wins over the agent's `timeoutMs`; default 60 000.
+   */
   timeoutMs?: number;
+  /** F2: running a call twice with its idempotency key has the effect of running it once. */
+  idempotent?: boolean;
+  /** F3: retries with full-jitter backoff and the same key; idempotent tools only (else a bootstrap error). */
+  retry?: ToolRetry;
   /** Calls are handed to an outside executor and completed through `completeDeferred`. */
   deferred?: boolean;
 }

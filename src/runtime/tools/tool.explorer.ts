@@ -11,6 +11,7 @@ import type { LocalTool, LocalToolContext, LocalToolHandler } from './local-tool
 import { LocalToolRegistry } from './local-tool.registry.js';
 import { readToolMetadata, type ToolOptions } from './tool.decorator.js';
 import { ToolConfigurationError } from './tool-errors.js';
+import { checkToolEffects } from './tool-effects.js';
 import type { ToolDefinition } from './tool-types.js';
 
 type MethodHost = Record<string, (...args: unknown[]) => unknown>;
@@ -59,7 +60,7 @@ export class ToolExplorer implements OnModuleInit {
   }
 
   private definitionOf(options: ToolOptions, where: string): ToolDefinition {
-    const { identifier, apiName, description, parameters, requiresApproval, timeoutMs, deferred } = (options ?? {}) as Partial<ToolOptions>;
+    const { identifier, apiName, description, parameters, requiresApproval, deferred } = (options ?? {}) as Partial<ToolOptions>;
     if (typeof identifier !== 'string' || !NAME_PART.test(identifier)) {
       throw new ToolConfigurationError(`${where}: identifier must match ${NAME_PART.source}`);
     }
@@ -85,17 +86,17 @@ export class ToolExplorer implements OnModuleInit {
       throw new ToolConfigurationError(`${where}: requiresApproval must be a boolean`);
     }
     if (deferred !== undefined && typeof deferred !== 'boolean') throw new ToolConfigurationError(`${where}: deferred must be a boolean`);
-    if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      throw new ToolConfigurationError(`${where}: timeoutMs must be a positive number`);
-    }
+    // F2, F3: idempotent, timeoutMs and retry (on idempotent tools only).
+    const checked = checkToolEffects((options ?? {}) as Partial<ToolOptions>);
+    if ('problem' in checked) throw new ToolConfigurationError(`${where}: ${checked.problem}`);
     return Object.freeze({
+      ...checked.effects,
       identifier,
       apiName,
       description,
       parameters,
       requiresApproval: requiresApproval ?? false,
       deferred: deferred ?? false,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       source: 'local' as const,
     });
   }
@@ -112,7 +113,7 @@ export class ToolExplorer implements OnModuleInit {
     }
     return async (args: Record<string, unknown>, context: LocalToolContext) => {
       const contextId = ContextIdFactory.create();
-      this.moduleRef.registerRequestByContextId({ toolCall: { toolCallId: context.toolCallId, operationId: context.operationId } }, contextId);
+      this.moduleRef.registerRequestByContextId({ toolCall: { toolCallId: context.toolCallId, operationId: context.operationId, idempotencyKey: context.idempotencyKey } }, contextId);
       const instance = (await this.moduleRef.resolve(wrapper.token, contextId, { strict: false })) as MethodHost;
       return instance[methodName]!.call(instance, args, context);
     };

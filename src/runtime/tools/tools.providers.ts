@@ -5,6 +5,7 @@
  */
 import type { Provider } from '@nestjs/common';
 import { ArgumentValidator } from './argument-validator.js';
+import { LateToolResults } from './late-tool-results.js';
 import { LocalToolRegistry } from './local-tool.registry.js';
 import { McpServersService } from './mcp-servers.service.js';
 import { ToolCatalogService } from './tool-catalog.service.js';
@@ -13,6 +14,7 @@ import { TOOL_CATALOG } from './tool-types.js';
 
 export const TOOLS_PROVIDERS: Provider[] = [
   ArgumentValidator,
+  LateToolResults,
   LocalToolRegistry,
   ToolExplorer,
   McpServersService,
@@ -21,4 +23,4 @@ export const TOOLS_PROVIDERS: Provider[] = [
 ];
 
 /** What other modules may inject. */
-export const TOOLS_EXPORTS = [TOOL_CATALOG, ToolCatalogService, LocalToolRegistry, McpServersService];
+export const TOOLS_EXPORTS = [TOOL_CATALOG, ToolCatalogService, LocalToolRegistry, McpServersService, LateToolResults];

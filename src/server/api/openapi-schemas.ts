@@ -51,8 +51,8 @@ export const OPERATION: SchemaObject = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['toolCallId', 'identifier', 'apiName', 'args', 'kind'],
-        properties: { toolCallId: string, identifier: string, apiName: string, args: { type: 'object' }, kind: { type: 'string', enum: ['approval', 'deferred'] } },
+        required: ['toolCallId', 'idempotencyKey', 'identifier', 'apiName', 'args', 'kind'],
+        properties: { toolCallId: string, idempotencyKey: string, identifier: string, apiName: string, args: { type: 'object' }, kind: { type: 'string', enum: ['approval', 'deferred'] } },
       },
     },
     usage: {

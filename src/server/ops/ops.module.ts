@@ -10,6 +10,7 @@ import { MetricsController } from './metrics.controller.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { READINESS_REDIS_URL, RedisReadiness } from './redis-readiness.js';
 import { RetentionScheduler } from './retention-scheduler.js';
+import { ToolMetrics } from './tool-metrics.js';
 
 export interface OpsOptions {
   /** Queue mode's Redis: `/readyz` pings it. */
@@ -28,6 +29,7 @@ export class OpsModule {
         { provide: METRICS_REGISTRY, useFactory: createMetricsRegistry },
         HookMetrics,
         OperationMetrics,
+        ToolMetrics,
         RetentionScheduler,
         ...(options.redis !== undefined ? [{ provide: READINESS_REDIS_URL, useValue: options.redis }] : []),
         RedisReadiness,

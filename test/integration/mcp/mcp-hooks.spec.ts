@@ -111,7 +111,7 @@ afterAll(async () => {
 });
 
 function invocation(runId?: string, signal: AbortSignal = new AbortController().signal): ToolInvocation {
-  return { operationId: runId ?? 'op-x', toolCallId: `call-${Math.random()}`, signal, ...(runId ? { runContext: new RunContext({ runId }) } : {}) };
+  return { operationId: runId ?? 'op-x', toolCallId: `call-${Math.random()}`, idempotencyKey: 'key-x', signal, ...(runId ? { runContext: new RunContext({ runId }) } : {}) };
 }
 
 async function find(identifier: string, apiName: string): Promise<ToolDefinition> {

@@ -127,16 +127,18 @@ describe('tool failures give the model an error result and fire on_tool_error + 
     expect(result.content).toBe(`saw: ${tool.content}`);
   });
 
-  it('a tool that exceeds its timeoutMs: code timeout; its signal is aborted; the model sees the error', async () => {
+  it('F3: a tool that exceeds its timeoutMs: a tool error of type timeout; its signal is aborted; the model sees the error', async () => {
     const result = await within(app.runtime.run('hang', { agentId: 'sleeper' }), 'run()');
     expect(result.reason).toBe('done');
     expect(runs.hang).toBe(1);
     expect(hangSignals[0]!.aborted).toBe(true);
     const { engine, agent } = toolErrorOf(result.operationId);
-    expect(agent.error).toMatchObject({ code: 'timeout' });
-    expect(engine.error).toEqual({ type: 'TimeoutError' });
+    expect(agent.error).toMatchObject({ type: 'timeout', code: 'timeout' });
+    expect(agent.willRetry).toBe(false);
+    expect(engine.error).toEqual({ type: 'timeout' });
     const tool = (await app.store.messages(result.operationId)).find((m) => m.role === 'tool')!;
     expect(tool.content).toMatch(/^Error: slow\/hang timed out/);
+    expect(tool.state).toEqual({ error: { type: 'timeout' } });
     expect(pointsOf(app.events, result.operationId, TERMINAL_POINTS)).toEqual(['onComplete', 'on_run_end']);
   });
 });

@@ -94,7 +94,7 @@ afterAll(async () => {
 });
 
 function invocation(signal: AbortSignal = new AbortController().signal): ToolInvocation {
-  return { operationId: 'op-1', toolCallId: 'call-1', signal };
+  return { operationId: 'op-1', toolCallId: 'call-1', idempotencyKey: 'key-1', signal };
 }
 
 async function tool(identifier: string, apiName: string): Promise<ToolDefinition> {
@@ -157,7 +157,7 @@ describe('tools: execute — results', () => {
 
   it('the tool receives operationId, toolCallId, a signal and the run context', async () => {
     const runContext = new RunContext({ runId: 'run-7' });
-    const result = await catalog.execute(await tool('ctx', 'echo'), {}, { operationId: 'op-9', toolCallId: 'call-9', signal: new AbortController().signal, runContext });
+    const result = await catalog.execute(await tool('ctx', 'echo'), {}, { operationId: 'op-9', toolCallId: 'call-9', idempotencyKey: 'key-9', signal: new AbortController().signal, runContext });
     expect(JSON.parse(result.content)).toEqual({ operationId: 'op-9', toolCallId: 'call-9', runId: 'run-7' });
     expect(tools.contexts.at(-1)!.signal).toBeInstanceOf(AbortSignal);
   });

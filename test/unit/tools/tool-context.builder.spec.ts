@@ -1,3 +1,4 @@
+import { toolCallIdempotencyKey } from '../../../src/runtime/tools/idempotency-key.js';
 import { ToolCallContext, ToolRequestContext, ToolResultContext } from '../../../src/index.js';
 import { hasBrand } from '../../../src/hooks/context-brand.js';
 import {
@@ -37,6 +38,7 @@ describe('tools: buildToolCallHookContext (SPEC T1–T3)', () => {
       callIndex: 2,
       stepIndex: 3,
       operationId: 'op-1',
+      idempotencyKey: toolCallIdempotencyKey('op-1', 'call-1'),
       executor: 'server',
       toolSource: 'local',
     });

@@ -92,7 +92,7 @@ describe('tools: @Tool discovery', () => {
   it('runs tools of request-scoped providers on a fresh instance per call', async () => {
     const catalog = moduleRef.get(ToolCatalogService);
     const tool = (await catalog.find('scoped', 'who'))!;
-    const invocation = { operationId: 'op', toolCallId: 'c', signal: new AbortController().signal };
+    const invocation = { operationId: 'op', toolCallId: 'c', idempotencyKey: 'k', signal: new AbortController().signal };
     const first = await catalog.execute(tool, {}, invocation);
     const second = await catalog.execute(tool, {}, invocation);
     expect(Number(second.content)).toBeGreaterThan(Number(first.content));
@@ -162,6 +162,25 @@ describe('tools: bad @Tool usage fails the bootstrap, naming class and method', 
       }
     }
     await expectBootFailure([BadTimeoutTools], 'BadTimeoutTools.y', 'timeoutMs');
+  });
+
+  it.each([
+    ['an absurd timeoutMs', { timeoutMs: 1e12 }, 'timeoutMs'],
+    ['a fractional timeoutMs', { timeoutMs: 1.5 }, 'timeoutMs'],
+    ['retry on a tool not declared idempotent', { retry: { attempts: 3 } }, 'idempotent tools only'],
+    ['retry with idempotent: false', { idempotent: false, retry: { attempts: 3 } }, 'idempotent tools only'],
+    ['retry attempts out of range', { idempotent: true, retry: { attempts: 0 } }, 'retry.attempts'],
+    ['an unknown retry key', { idempotent: true, retry: { attempts: 2, jitter: 'none' } }, 'retry.jitter'],
+    ['idempotent that is not a boolean', { idempotent: 'yes' }, 'idempotent must be a boolean'],
+  ])('F3: %s is a bootstrap error naming class and method', async (_what, effects, fragment) => {
+    @Injectable()
+    class EffectTools {
+      @Tool({ identifier: 'x', apiName: 'y', description: '', parameters: OBJECT, ...(effects as object) })
+      y(): string {
+        return '';
+      }
+    }
+    await expectBootFailure([EffectTools], 'EffectTools.y', fragment);
   });
 
   it('the same identifier/apiName twice across the app names both methods', async () => {
