@@ -16,7 +16,12 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
  */
 const RULE_ID = /(?<![A-Za-z0-9_%\\#.-])([AWLPVTMBDESGOKFX][1-9][0-9]?)(?![A-Za-z0-9_]|\.[0-9])/g;
 /** Tokens of the rule-id shape that are not rule ids, with why. */
-const NOT_RULES: ReadonlyMap<string, string> = new Map([['V8', 'the JavaScript engine']]);
+const NOT_RULES: ReadonlyMap<string, string> = new Map([
+  ['V8', 'the JavaScript engine'],
+  ...['P50', 'P90', 'P95', 'P99'].map((p): [string, string] => [p, 'a latency percentile']),
+]);
+/** How many numbered rules each SPEC family has (v0.3): every one gets a paragraph, cited or not. */
+const SPEC_FAMILIES: Readonly<Record<string, number>> = { A: 4, W: 14, L: 5, P: 6, V: 1, T: 5, M: 2, B: 4, D: 3, E: 9, S: 4, G: 9, O: 5, K: 6, F: 6 };
 /** A DESIGN section: `§4`, also the second of `DESIGN §3, §8`; not an RFC's `§10.2.3`. */
 const DESIGN_SECTION = /(?<!RFC [0-9]{3,5} )§ ?([0-9]{1,2})(?![0-9.])/g;
 
@@ -79,12 +84,18 @@ describe('docs: the rules in the repository', () => {
     expect(unresolved(citations, anchorsIn(docs.values()))).toEqual([]);
   });
 
+  it('docs/rules.md has a paragraph for every SPEC rule, cited or not (K, F and G9 of v0.3 included)', () => {
+    const anchors = anchorsIn([docs.get('docs/rules.md') ?? '']);
+    const rules = Object.entries(SPEC_FAMILIES).flatMap(([family, count]) => Array.from({ length: count }, (_, i) => `${family}${i + 1}`));
+    expect(rules.filter((rule) => !anchors.has(anchorOf(rule)))).toEqual([]);
+  });
+
   it('the check fails for a cited id whose paragraph is missing, and ignores look-alikes', () => {
     const family = 'G';
     const rule = `${family}2`;
     const code = new Map([
       ['src/a.ts', `// SPEC ${rule}: recovery (DESIGN §4, §8)`],
-      ['test/b.spec.ts', `it('${family}3: …'); const hex = '%${'E'}2%80'; const sum = 'sha256'; // RFC 9110 §10.2.3, V8's parser, v0.3`],
+      ['test/b.spec.ts', `it('${family}3: …'); const hex = '%${'E'}2%80'; const sum = 'sha256'; // RFC 9110 §10.2.3, V8's parser, v0.3, P99`],
     ]);
     const citations = citationsIn(code);
     expect(citations.map(({ id }) => id).sort()).toEqual(['G2', 'G3', '§4', '§8']);
