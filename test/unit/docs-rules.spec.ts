@@ -11,10 +11,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
  * A SPEC rule id: a family letter and a number from 1, standing alone. Not preceded by a letter, digit,
- * `_`, `%` (percent-encoding: `%E2`), `\` (escapes), `#` (colours), `-` or `.`, nor followed by a letter,
- * digit, `_` or a decimal part — so hex, base64-ish strings, `v0.3` and names like `sha256` do not count.
+ * `_`, `%` (percent-encoding: `%E2`), `\` (escapes), `#` (colours), `-`, `.`, `+` or `=` (base64), nor
+ * followed by a letter, digit, `_` or a decimal part — so hex, base64, `v0.3` and `sha256` do not count.
  */
-const RULE_ID = /(?<![A-Za-z0-9_%\\#.-])([AWLPVTMBDESGOKFX][1-9][0-9]?)(?![A-Za-z0-9_]|\.[0-9])/g;
+const RULE_ID = /(?<![A-Za-z0-9_%\\#.+=-])([AWLPVTMBDESGOKFX][1-9][0-9]?)(?![A-Za-z0-9_]|\.[0-9])/g;
 /** Tokens of the rule-id shape that are not rule ids, with why. */
 const NOT_RULES: ReadonlyMap<string, string> = new Map([
   ['V8', 'the JavaScript engine'],
