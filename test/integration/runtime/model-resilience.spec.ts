@@ -62,6 +62,23 @@ async function viewOf(operationId: string) {
 }
 
 describe('K4 in a run', () => {
+  it('K2, K4: onModelCallError fires once per failed attempt: willRetry while the same model is tried again, nextModel when a fallback follows; never a body', async () => {
+    main.handle((_call, res) => sendJson(res, 429, { error: { message: BODY_MARKER } }));
+    backup.handle((_call, res) => sendJson(res, 200, completion({ content: 'answered' })));
+    const seen: unknown[] = [];
+    const { done } = await app.runtime.execAgent({
+      agentId: 'assistant',
+      prompt: 'hello',
+      hooks: [{ id: 'errors', type: 'onModelCallError', handler: (event) => void seen.push({ model: event.model, purpose: event.purpose, error: event.error, attempt: event.attempt, willRetry: event.willRetry, nextModel: event.nextModel }) }],
+    });
+    expect(await within(done, 'done')).toMatchObject({ reason: 'done', content: 'answered' });
+    expect(seen).toEqual([
+      { model: 'gpt-main', purpose: 'step', error: { type: 'http_error', status: 429 }, attempt: 1, willRetry: true, nextModel: undefined },
+      { model: 'gpt-main', purpose: 'step', error: { type: 'http_error', status: 429 }, attempt: 2, willRetry: false, nextModel: 'gpt-backup' },
+    ]);
+    expect(JSON.stringify(seen)).not.toContain(BODY_MARKER);
+  });
+
   it('K4: the fallback model answers once the first model\'s attempts are spent; its usage is the operation\'s', async () => {
     main.handle((_call, res) => sendJson(res, 503, { error: { message: BODY_MARKER } }));
     backup.handle((_call, res) => sendJson(res, 200, completion({ content: 'from the backup' }, { prompt_tokens: 40, completion_tokens: 2, total_tokens: 42 })));
