@@ -50,8 +50,11 @@ afterEach(async () => {
   Object.assign(calls, { executions: 0, returned: 0, arrived: deferred(), release: deferred() });
 });
 
-/** Short timings, so that several leases expire while the test watches. */
-const RECOVERY = { leaseMs: 600, reconcileEveryMs: 100 };
+/**
+ * Short timings, so that several leases expire while the test watches — but not so short that a loaded
+ * 2-core machine starves a renewal for a whole lease (which would rightly be taken over).
+ */
+const RECOVERY = { leaseMs: 1_500, reconcileEveryMs: 100 };
 
 describeEach('G2 leases and takeover on %s', (driver) => {
   const boot = async (name: string, graceMs?: number) => {
