@@ -47,7 +47,7 @@ describe('DESIGN §7 / SPEC A3 approvals through the API', () => {
       operationId: id,
       agentId: 'approver',
       status: 'waiting',
-      pendingTools: [{ toolCallId, identifier: 'clock', apiName: 'now', args: {}, kind: 'approval' }],
+      pendingTools: [{ toolCallId, identifier: 'clock', apiName: 'now', args: {}, kind: 'approval', idempotencyKey: expect.stringMatching(/^nah_/) }],
       usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number), costUsd: 0 },
     });
     await api.post(`/v1/operations/${id}/cancel`);
@@ -114,7 +114,7 @@ describe('SPEC F6 approve with edited arguments through the API', () => {
 describe('DESIGN §7 / SPEC L4 deferred completion through the API', () => {
   it('first result → 200 { published: true } and the run goes on; a duplicate → 409 already_completed', async () => {
     const { id, toolCallId, waiting } = await startWaiting('deferring');
-    expect(waiting.body.pendingTools).toEqual([{ toolCallId, identifier: 'clock', apiName: 'now', args: {}, kind: 'deferred' }]);
+    expect(waiting.body.pendingTools).toEqual([{ toolCallId, identifier: 'clock', apiName: 'now', args: {}, kind: 'deferred', idempotencyKey: expect.stringMatching(/^nah_/) }]);
     const first = await api.post(`/v1/operations/${id}/tool-results/${toolCallId}`, { content: 'noon', success: true });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ published: true });

@@ -72,7 +72,7 @@ describeEach('DESIGN §12 read API on %s', (driver) => {
       operationId,
       agentId: 'asker',
       status: 'waiting',
-      pendingTools: [{ toolCallId: expect.any(String), identifier: 'ext', apiName: 'ask', args: { q: 'name?' }, kind: 'deferred' }],
+      pendingTools: [{ toolCallId: expect.any(String), identifier: 'ext', apiName: 'ask', args: { q: 'name?' }, kind: 'deferred', idempotencyKey: expect.stringMatching(/^nah_/) }],
       usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number), costUsd: 0 },
     });
     await app.runtime.completeDeferred(operationId, waiting!.pendingTools![0]!.toolCallId, { content: 'Ada' });
