@@ -1,4 +1,6 @@
 /** Options of `AgentHooksModule.forRoot` (DESIGN §6). Fields beyond the hooks room are read by later rooms. */
+import type { ChatModel } from './runtime/models/chat-model.js';
+
 export interface AgentHooksWebhookOptions {
   /** CIDRs webhooks may reach in addition to public addresses (the SSRF guard). */
   allowNetworks?: string[];
@@ -42,6 +44,11 @@ export interface AgentHooksModuleOptions {
    */
   configFile?: string | false;
   pluginsFile?: string;
+  /**
+   * Models given in code (DESIGN §12), keyed by the name agents.yaml gives them: `{ provider: code, name: main }`.
+   * Their `retry` and `timeoutMs` come from that entry; the host builds and closes them.
+   */
+  models?: Record<string, ChatModel>;
   webhooks?: AgentHooksWebhookOptions;
   /** Graceful stop (SPEC G4). */
   shutdown?: AgentHooksShutdownOptions;

@@ -144,6 +144,18 @@ export {
 export { ToolError } from './runtime/tools/tool-types.js';
 export { InvalidClientToolsError } from './runtime/tools/client-tools.js';
 export { ModelError } from './runtime/models/chat-model.js';
+export type {
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ChatCallOptions,
+  ChatMessage,
+  ChatUsage,
+  ChatFinishReason,
+  ModelToolCall,
+  ModelToolSpec,
+  ModelErrorDetails,
+} from './runtime/models/chat-model.js';
 export { AgentsConfigError } from './config/config-error.js';
 export { EnvironmentSettingError } from './config/environment/environment-setting-error.js';
 export type { SettingProblem } from './config/environment/environment-setting-error.js';

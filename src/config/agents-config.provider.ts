@@ -13,6 +13,7 @@ import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import type { RegisteredHook } from '../hooks/registered-hook.js';
 import { AGENT_DIRECTORY } from '../runtime/agent-directory.port.js';
+import { checkedCodeModels } from '../runtime/models/code-models.js';
 import { CLIENT_TOOLS, MCP_SERVERS, TOOLS_OPTIONS, type ClientToolsConfig } from '../runtime/tools/tools.options.js';
 import type { AgentsConfig } from './agents-config.js';
 import { loadAgentsConfigSync } from './agents-config.loader.js';
@@ -50,7 +51,12 @@ export const AGENTS_CONFIG_PROVIDERS: Provider[] = [
     },
     inject: [AGENT_HOOKS_MODULE_OPTIONS, AGENTS_CONFIG, HookRegistry],
   },
-  { provide: ConfigAgentDirectory, useFactory: (config: AgentsConfig) => new ConfigAgentDirectory(config), inject: [AGENTS_CONFIG] },
+  {
+    provide: ConfigAgentDirectory,
+    // DESIGN §12: `forRoot({ models })` is checked here, at module init, with the names agents.yaml gives.
+    useFactory: (options: AgentHooksModuleOptions, config: AgentsConfig) => new ConfigAgentDirectory(config, checkedCodeModels(options.models)),
+    inject: [AGENT_HOOKS_MODULE_OPTIONS, AGENTS_CONFIG],
+  },
   { provide: AGENT_DIRECTORY, useExisting: ConfigAgentDirectory },
   { provide: MCP_SERVERS, useFactory: (config: AgentsConfig) => config.mcpServers ?? {}, inject: [AGENTS_CONFIG] },
   { provide: CLIENT_TOOLS, useFactory: (config: AgentsConfig | typeof EMPTY) => clientToolsOf(config), inject: [AGENTS_CONFIG] },

@@ -110,7 +110,15 @@ const openAiModelSchema = z.strictObject({
   }
 });
 
-export const modelSchema = z.discriminatedUnion('provider', [scriptedModelSchema, openAiModelSchema]);
+/** DESIGN §12: names a model given in code; the module checks the name when it builds the agents. */
+const codeModelSchema = z.strictObject({
+  provider: z.literal('code'),
+  name: nonEmpty,
+  retry: retrySchema.optional(),
+  timeoutMs: timeoutMs.optional(),
+});
+
+export const modelSchema = z.discriminatedUnion('provider', [scriptedModelSchema, openAiModelSchema, codeModelSchema]);
 
 const mcpServerSchema = z.strictObject({
   url: z.string().superRefine((raw, ctx) => {

@@ -32,7 +32,8 @@ export class TracedModelCalls {
     };
     // No async frame around the call (each promise costs while a context manager is active).
     return this.tracer.span(`chat ${candidate.name}`, 'client', attributes, (span) => {
-      const answered = candidate.model.complete(request);
+      // DESIGN §12: the signal in the options, and in the request for providers that read it there.
+      const answered = candidate.model.complete(request, request.signal ? { signal: request.signal } : {});
       return span.recording ? answered.then((response) => this.usageOn(span, request, response), (error: unknown) => this.failureOn(span, error)) : answered;
     });
   }
@@ -59,7 +60,7 @@ export class TracedModelCalls {
     const attributes: SpanAttributes = {
       [GEN_AI.inputTokens]: response.usage.inputTokens,
       [GEN_AI.outputTokens]: response.usage.outputTokens,
-      [GEN_AI.finishReasons]: [response.toolCalls.length > 0 ? 'tool_calls' : 'stop'],
+      [GEN_AI.finishReasons]: [response.finishReason ?? (response.toolCalls.length > 0 ? 'tool_calls' : 'stop')],
     };
     if (this.tracer.captureContent) {
       attributes[GEN_AI.inputMessages] = JSON.stringify(request.messages);

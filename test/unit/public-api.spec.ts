@@ -125,6 +125,16 @@ export type PublicTypes = [
   Api.QueuedWebhook,
   Api.CriticalDeliveryFailure,
   Api.WebhookErrorCode,
+  Api.ChatModel,
+  Api.ChatRequest,
+  Api.ChatResponse,
+  Api.ChatCallOptions,
+  Api.ChatMessage,
+  Api.ChatUsage,
+  Api.ChatFinishReason,
+  Api.ModelToolCall,
+  Api.ModelToolSpec,
+  Api.ModelErrorDetails,
 ];
 
 /** Internals that must not be importable from the package root. */
@@ -139,8 +149,6 @@ export type InternalTypes = [
   Api.RegisteredHook,
   // @ts-expect-error the port between the hooks and webhooks rooms is internal
   Api.WebhookDeliveryPort,
-  // @ts-expect-error model adapters are chosen by config
-  Api.ChatModel,
 ];
 
 describe('DESIGN §6 the public surface', () => {
@@ -155,6 +163,17 @@ describe('DESIGN §6 the public surface', () => {
     expectTypeOf<Extract<Api.OperationEvent, { type: 'delta' }>>().toEqualTypeOf<{ type: 'delta'; stepIndex: number; text: string }>();
     expectTypeOf<Api.OperationChange['type']>().toEqualTypeOf<'operation' | 'resync'>();
     expectTypeOf<Api.OperationListOptions>().toEqualTypeOf<{ ownerId?: string; status?: 'running' | 'waiting' | 'completed'; agentId?: string; limit?: number; cursor?: string }>();
+  });
+
+  it('DESIGN §12: the ChatModel port is exported: complete(request, { signal, onDelta }) resolving with { content, toolCalls, finishReason, usage }', () => {
+    expectTypeOf<Api.ChatModel['complete']>().parameters.toEqualTypeOf<[Api.ChatRequest, Api.ChatCallOptions?]>();
+    expectTypeOf<ReturnType<Api.ChatModel['complete']>>().toEqualTypeOf<Promise<Api.ChatResponse>>();
+    expectTypeOf<Api.ChatCallOptions>().toEqualTypeOf<{ signal?: AbortSignal; onDelta?: (text: string) => void }>();
+    expectTypeOf<keyof Api.ChatResponse>().toEqualTypeOf<'content' | 'toolCalls' | 'finishReason' | 'usage'>();
+    expectTypeOf<Api.ChatUsage>().toEqualTypeOf<{ inputTokens: number; outputTokens: number; costUsd: number }>();
+    expectTypeOf<Api.ChatMessage['role']>().toEqualTypeOf<'system' | 'user' | 'assistant' | 'tool'>();
+    expectTypeOf<NonNullable<Api.AgentHooksModuleOptions['models']>>().toEqualTypeOf<Record<string, Api.ChatModel>>();
+    expect(typeof api.ModelError).toBe('function');
   });
 
   it('exports exactly the documented values', () => {

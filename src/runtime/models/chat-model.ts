@@ -1,5 +1,6 @@
 /**
- * The model port of the runtime (DESIGN §8). Providers are stateless: everything they need is in the
+ * The model port of the runtime (DESIGN §8, §12): exported, so a host may give its own provider in code
+ * (`AgentHooksModule.forRoot({ models })`). Providers are stateless: everything they need is in the
  * request, so a step can run in any process after a restart.
  */
 export interface ModelToolCall {
@@ -32,7 +33,7 @@ export interface ChatRequest {
   tools: readonly ModelToolSpec[];
   /** The operation's prompt (scripted `{{prompt}}`). */
   prompt: string;
-  /** Cancels the call (operation cancelled or deadline). */
+  /** Cancels the call (operation cancelled or deadline); the same signal as `ChatCallOptions.signal`. */
   signal?: AbortSignal;
   /**
    * How many assistant turns the operation had before this call, compacted ones included (the request's
@@ -51,14 +52,30 @@ export interface ChatUsage {
   costUsd: number;
 }
 
+/** Why the model stopped; when a provider does not say, spans derive it from the tool calls. */
+export type ChatFinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+
 export interface ChatResponse {
   content: string;
   toolCalls: ModelToolCall[];
+  finishReason?: ChatFinishReason;
   usage: ChatUsage;
 }
 
+/** What the runtime hands a call beside its request (DESIGN §12). */
+export interface ChatCallOptions {
+  /** Aborts the call: the operation was cancelled or the attempt's deadline passed (K4). */
+  signal?: AbortSignal;
+  /**
+   * Receives the answer's text as it is written (K5). The runtime does not stream yet and passes none:
+   * a provider may ignore it, and must still resolve with the whole content.
+   */
+  onDelta?: (text: string) => void;
+}
+
 export interface ChatModel {
-  complete(request: ChatRequest): Promise<ChatResponse>;
+  /** The signal arrives both in `options` and, for providers written before `options`, in `request.signal`. */
+  complete(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse>;
   /** Releases pooled connections (HTTP providers); whoever built the model calls it at shutdown. */
   close?(): Promise<void>;
 }

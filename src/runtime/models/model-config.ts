@@ -45,4 +45,11 @@ export interface OpenAiModelConfig extends ModelCallConfig {
   timeoutSeconds?: number;
 }
 
-export type ModelConfig = ScriptedModelConfig | OpenAiModelConfig;
+/** DESIGN §12: a model the host gave in code (`forRoot({ models: { [name]: chatModel } })`). */
+export interface CodeModelConfig extends ModelCallConfig {
+  provider: 'code';
+  /** The key of the model in the module's `models` option. */
+  name: string;
+}
+
+export type ModelConfig = ScriptedModelConfig | OpenAiModelConfig | CodeModelConfig;

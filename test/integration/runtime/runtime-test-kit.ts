@@ -48,8 +48,8 @@ export interface BootOptions {
   /** Replaces the module's (empty) step-commit failpoints: fail a real run between two writes of a commit. */
   failpoints?: StepCommitFailpoints;
   webhooks?: AgentHooksModuleOptions['webhooks'];
-  /** Further module options (queue mode: `mode`, `redis`, `queue`). */
-  module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue' | 'shutdown' | 'recovery' | 'tracing'>;
+  /** Further module options (queue mode: `mode`, `redis`, `queue`; models given in code: `models`). */
+  module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue' | 'shutdown' | 'recovery' | 'tracing' | 'models'>;
   /**
    * Default true: `events` and `outcomes` collect what the dispatcher announces. A subscriber observes every
    * point, so false boots an app in which nothing observes what no hook is registered for (`events` stay empty).

@@ -229,7 +229,14 @@ describe('agents.yaml loader: top-level rules', () => {
 
 describe('agents.yaml loader: models', () => {
   it('an unknown provider lists the allowed ones', () => {
-    single(withLine(5, '    provider: anthropic'), 5, 'models.default.provider', 'must be one of: scripted, openai');
+    single(withLine(5, '    provider: anthropic'), 5, 'models.default.provider', 'must be one of: scripted, openai, code');
+  });
+
+  it('DESIGN §12: a { provider: code } entry needs the name of a model given in code, and takes no provider settings', () => {
+    const missing = rejection('system: s\nmodels:\n  m:\n    provider: code\n');
+    expect(missing.issues).toEqual([expect.objectContaining({ line: 3, path: 'models.m.name' })]);
+    const stray = rejection('system: s\nmodels:\n  m:\n    provider: code\n    name: main\n    model: gpt-4.1\n');
+    expect(stray.issues).toEqual([expect.objectContaining({ line: 6, path: 'models.m.model' })]);
   });
 
   it('a missing provider is reported at the model', () => {
