@@ -1,5 +1,5 @@
 /**
- * `agentctl generate` (SPEC E5, DESIGN §8–§9, issue 6): creates plugins.toml when it is missing and adds
+ * `agentctl generate` (SPEC E5, DESIGN §8–§9): creates plugins.toml when it is missing and adds
  * an entry for every plugin id the `hooks:` section of agents.yaml uses (`research_hooks` →
  * `plugins/hooks/research-hooks:ResearchHooks`). Existing entries are kept unless `--force`; hand edits
  * survive (plugins-manifest-writer.ts edits the text); the output is deterministic, so a second run changes

@@ -1,5 +1,5 @@
 /**
- * `agentctl validate` (DESIGN §9, issue 6): loads agents.yaml (schema, references, secret scan), resolves
+ * `agentctl validate` (DESIGN §9, SPEC E4, E5): loads agents.yaml (schema, references, secret scan), resolves
  * every hook entry — importing and instantiating each plugin and checking each method exists — and never
  * calls a hook. Prints `ok` (exit 0, stdout) or every problem found, one per line as `file:line key: message`
  * (exit 2, stderr). The stages run independently where they can (a schema error does not hide a missing plugin

@@ -1,5 +1,5 @@
 /**
- * The module reference `agentctl generate` writes for a new plugin id (DESIGN §8, issue 6):
+ * The module reference `agentctl generate` writes for a new plugin id (DESIGN §8, SPEC E5):
  * `research_hooks` → `plugins/hooks/research-hooks:ResearchHooks`. One naming rule, so the generated
  * manifest and the file a developer creates next agree without a lookup.
  */

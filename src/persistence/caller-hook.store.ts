@@ -1,8 +1,8 @@
 /** Reads an operation's caller hooks, restored in registration order on every step (W3, L3). They are
  *  written with the operation (`OperationStore.create`) and never change afterwards, so "this operation has
  *  none" is remembered (bounded) once known — from a read, the creation, or a lease's statement — instead of
- *  asked every step. Plain SQL: a worker asks once for every operation whose step it runs (issue 14:
- *  TypeORM's `find` costs several times the read). */
+ *  asked every step. Plain SQL: a worker asks once for every operation whose step it runs, and TypeORM's
+ *  `find` does more work than the read itself. */
 import { qualifiedTable } from './dialect.js';
 import { EntityColumns } from './entity-columns.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';

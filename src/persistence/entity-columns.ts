@@ -1,5 +1,5 @@
 /**
- * An entity's columns for hand-written SQL on the hot path (issue 14): the quoted column list, a row's
+ * An entity's columns for hand-written SQL on the hot path (the step commit, leases): the quoted column list, a row's
  * values in that order as the driver stores them, and a raw result row (`RETURNING *`, a plain SELECT)
  * turned back into the entity — through the driver's own conversions (`simple-json`, SQLite booleans), so
  * plain SQL reads and writes exactly what TypeORM would, without its query builder and entity manager.

@@ -51,9 +51,9 @@ export class HookOutcomeStore {
   /**
    * Inserts `outcomes` in order, all or none (rows get increasing `seq` in that order). Plain parameterized
    * SQL rather than the query builder: this runs for every hook invocation, and the builder's per-row work
-   * was most of a hooked step's overhead (bench:runtime). On SQLite in better-sqlite3's own synchronous
-   * transaction with prepared statements, as the step commit: TypeORM's transaction machinery was most of
-   * what a batch still cost.
+   * would weigh on every hooked step. On SQLite in better-sqlite3's own synchronous transaction with
+   * prepared statements, as the step commit: TypeORM's transaction machinery would cost more than the
+   * batch's statements.
    */
   async append(outcomes: readonly NewHookOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;

@@ -1,6 +1,6 @@
 /**
  * The better-sqlite3 handle under a SQLite DataSource, for the hot paths — the step commit, the hook
- * timeline's batches, an operation's creation, reads and terminal transition (issue 14): its own
+ * timeline's batches, an operation's creation, reads and terminal transition: its own
  * synchronous transaction and prepared statements cost a fraction of TypeORM's transaction machinery.
  * Used only inside the store gate (`StoreDatabase.run`), like every other statement of the stores.
  * Reached through TypeORM's internal `driver.databaseConnection` (TypeORM 1.1, better-sqlite3 12): an
@@ -37,7 +37,7 @@ export class NativeSqliteStatements {
 
   /**
    * `work` in better-sqlite3's transaction (BEGIN … COMMIT, ROLLBACK if it throws): one wrapper kept, where
-   * `db.transaction(fn)()` builds one per call (bench:server).
+   * `db.transaction(fn)()` builds one per call, on every commit of the hot path.
    */
   inTransaction<T>(work: () => T): T {
     this.wrapped ??= this.db.transaction((next: () => unknown) => next());

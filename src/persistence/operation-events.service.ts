@@ -9,7 +9,7 @@
  * SQLite serves one process, so there it is in-process only. `of(id)` routes through one map, so many
  * subscribers of single operations cost one lookup per event, not one filter each; and while nobody
  * follows every event (`events$`), another process's payload that names none of the few operations
- * followed here is dropped unparsed (a queue worker hears every worker's commits, issue 14). The
+ * followed here is dropped unparsed (a queue worker hears every worker's commits). The
  * `ShutdownCoordinator` calls `close()` just before the database closes.
  */
 import { Injectable, Logger } from '@nestjs/common';

@@ -6,7 +6,8 @@
  * Leases never bump the operation's version: they say who may work, not what the state is.
  *
  * The statements of every queued step (acquire, renew, release, hand back) are plain parameterized SQL
- * (issue 14: TypeORM's update builder costs several times the statement), and each returns what it found:
+ * (they are on every queued step's path, and TypeORM's update builder does more work than the statement),
+ * and each returns what it found:
  * `acquire` the whole operation row as it took the lease, `letGo` its version and status as it let go — so
  * the holder reads neither again. Given the state the caller already has (`KnownState`), `acquire` on
  * PostgreSQL returns the row only when the operation is no longer in that state, and then as one JSON

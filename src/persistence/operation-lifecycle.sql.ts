@@ -1,6 +1,6 @@
 /**
  * PostgreSQL: an operation's creation and its terminal transition as one statement each, NOTIFY included
- * (issue 14). A single statement is its own transaction, so its rows and its `pg_notify` commit together or
+ * (DESIGN §5). A single statement is its own transaction, so its rows and its `pg_notify` commit together or
  * not at all — what BEGIN … COMMIT gave, in one round trip instead of four or five. Data-modifying CTEs
  * always run to completion; the terminal one notifies only when its guarded UPDATE matched.
  */

@@ -173,7 +173,7 @@ export class OperationStore {
   /** The terminal sequence of a completed operation finished: nothing is owed any more. */
   async markTerminalHooksDone(operationId: string): Promise<void> {
     const now = nowIso(this.options);
-    // Plain SQL: once per operation on the path of every run (issue 14); the version stays (a lease field, a time).
+    // Plain SQL: once per operation on the path of every run; the version stays (a lease field, a time).
     const [nowParam, idParam] = this.db.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
     const sql = `UPDATE ${this.tables().operations} SET "terminal_hooks_at" = ${nowParam}, "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = ${idParam} AND "status" = 'completed'`;
     await this.db.query(sql, [now, operationId]);

@@ -1,6 +1,6 @@
 /**
  * Buffers hook outcome records (the dispatcher's `HookOutcomeSink`) and writes them in batches, so the
- * timeline does not cost a database round trip per hook invocation (issue 4, item 8).
+ * timeline does not cost a database round trip per hook invocation (DESIGN §5).
  *
  * - A write starts when `maxBatch` records are buffered, or `flushIntervalMs` after the first record of
  *   a batch arrived, or on `flush()` / `close()`.

@@ -1,7 +1,7 @@
 /**
  * A hand-written statement and its rows (`RETURNING` rows included) on either driver: on the transaction
  * of `manager` when it has one; otherwise, on PostgreSQL, straight on the DataSource's `pg` pool (one
- * statement needs no query runner: TypeORM's costs more CPU than the statement on the hot path, issue 14),
+ * statement needs no query runner: TypeORM's costs more CPU than the statement on the hot path),
  * and on SQLite through a query runner of its own (TypeORM shares its one connection). A statement outside
  * a transaction goes through `StoreDatabase.query` instead: on better-sqlite3 a prepared statement of its
  * own handle.

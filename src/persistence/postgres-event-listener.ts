@@ -133,7 +133,7 @@ export class PostgresEventListener {
   private outageLogged = false;
   /**
    * How this process's own payloads begin, as `JSON.stringify` and PostgreSQL's `json_build_object` write
-   * them: skipped without parsing (a worker hears each of its own commits; issue 14).
+   * them: skipped without parsing (a worker hears each of its own commits).
    */
   private readonly ownPrefixes: readonly string[];
 
@@ -218,7 +218,7 @@ export class PostgresEventListener {
 
   private deliver(payload: string | undefined): void {
     if (payload !== undefined && this.ownPrefixes.some((prefix) => payload.startsWith(prefix))) return;
-    // A worker hears every other worker's commits: those of operations nobody here follows are not parsed (issue 14).
+    // A worker hears every other worker's commits: those of operations nobody here follows are not parsed.
     if (payload !== undefined && this.sink.mayWant?.(payload) === false) return;
     const notified = parseNotifiedEvents(payload);
     if (!notified || notified.origin === this.origin || notified.events.length === 0) return;

@@ -1,6 +1,6 @@
 /**
- * The statements of a step commit as plain parameterized SQL (issue 14: TypeORM's query builder and entity
- * manager cost several times the statement itself on the hot path). Each returns what it changed, so
+ * The statements of a step commit as plain parameterized SQL: this is the hot path, and TypeORM's query
+ * builder and entity manager do more work per call than the statement itself. Each returns what it changed, so
  * nothing is read back:
  * - the operation's conditional UPDATE … RETURNING * — version + 1, the message counter moved past the
  *   step's messages (their seqs), guarded by the expected version, `status <> 'completed'` and, in queue

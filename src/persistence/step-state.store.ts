@@ -1,6 +1,6 @@
 /**
  * What a step begins with — the operation and its conversation — without reloading what this process
- * just committed (issue 14). Every commit of this process hands its result to `committed`, which moves the
+ * just committed. Every commit of this process hands its result to `committed`, which moves the
  * operation's cached state on with it; a step then asks `read`, which checks with one indexed read of two
  * columns that nobody changed the operation since: its `version` (every state change bumps it) and its
  * `message_seq` (every message appended bumps it, including those written without a version bump, like a

@@ -122,7 +122,7 @@ export class StoreDatabase {
 
   /**
    * One hand-written statement outside a transaction and its rows (`RETURNING` rows included): on SQLite a
-   * prepared statement of the native handle (TypeORM's query runner cost more than the statement, issue 14),
+   * prepared statement of the native handle (TypeORM's query runner costs more than the statement),
    * on PostgreSQL `plainQuery` on the pool.
    */
   query(sql: string, params: readonly unknown[]): Promise<PlainResult> {

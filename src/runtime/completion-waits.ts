@@ -104,7 +104,7 @@ export class CompletionWaits {
     }
     if (!this.waiters.has(signal.operationId)) return;
     // Events go out only once their change committed, and a completion is final: an event reporting
-    // `completed` settles the waiter with no read (one statement less per operation, issue 14). A commit
+    // `completed` settles the waiter with no read (one statement less per operation). A commit
     // that says its status is not `completed` needs no read (every step commits one); an event without a
     // status is read to be sure.
     if (signal.status === 'completed') this.settle(signal.operationId);

@@ -403,7 +403,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     const options = { operationId, environment: this.dispatcher.environmentSnapshot() };
     // Under a lease (local mode, or a worker's takeover) the first step follows here at once: when nothing here
     // observes the start (no hook of any family, no subscriber), nothing would run or change, so nothing is
-    // committed (issue 14); a process that takes the operation over before that step committed runs
+    // committed (E3); a process that takes the operation over before that step committed runs
     // `on_run_start` for whatever it observes, as this one did for nothing (G2). Queue mode's creator (no
     // lease) always commits: the point belongs where the caller's identity is, never to a worker.
     if (leaseOwner !== undefined && !this.dispatcher.isObserved('on_run_start', options)) return;
@@ -499,7 +499,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     live.beginFinishing();
     const error = live.error;
     const holder = this.terminalHolder();
-    // Nobody here observes the terminal points: nothing a crash could lose, so nothing is held (issue 14).
+    // Nobody here observes the terminal points: nothing a crash could lose, so nothing is held (E3).
     const nothingOwed = !this.terminal.observed(operationId, live.runContext);
     let first = false;
     try {
@@ -548,7 +548,7 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     nothingOwed = false,
   ): Promise<void> {
     live.beginFinishing();
-    // Completed by `holder`: read once for the hooks and the result both (issue 14: not once each).
+    // Completed by `holder`: read once for the hooks and the result both, not once each.
     const read = holder !== undefined ? await this.completedState(operationId) : undefined;
     // As the transition's CASE decided: recorded unless the operation has a parent (or was not read).
     const recorded = nothingOwed && !!read?.operation && read.operation.parentOperationId === undefined;

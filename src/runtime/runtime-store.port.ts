@@ -137,7 +137,7 @@ export interface NewOperation {
   /**
    * Local mode: the creating process drives the operation at once, so it is created with the process's
    * lease already held (`owner` until now + `ttlMs`), the same row and statement, instead of a second
-   * statement taking it right after (issue 14).
+   * statement taking it right after: one statement less on the path of every local run.
    */
   lease?: NewOperationLease;
 }
@@ -202,7 +202,7 @@ export interface TerminalHold {
   /**
    * Nothing in the completing process observes the terminal points (no hook of any family, no subscriber):
    * an operation with no parent to report to (P5) is recorded with its terminal sequence done in the
-   * transition's own statement — no hold, no later mark, nothing a reconciler would run (issue 14).
+   * transition's own statement — no hold, no later mark, nothing a reconciler would run (E3).
    */
   nothingOwed?: boolean;
 }
@@ -289,8 +289,8 @@ export interface RuntimeStore {
   messages(operationId: string): Promise<StoredMessage[]>;
   /**
    * What a step begins with: the operation and its conversation as committed now (null: no such operation).
-   * An implementation may answer from what this process committed last (issue 14: no reload of what the
-   * step before just wrote) after checking that nobody changed either since — or without checking when
+   * An implementation may answer from what this process committed last (no reload of what the step
+   * before just wrote) after checking that nobody changed either since — or without checking when
    * that commit was fenced by `leaseOwner`, the step's own lease: held since, so no other step ran, and a
    * commit's version check refuses whatever else wrote meanwhile.
    */

@@ -197,7 +197,7 @@ export class StepExecutor {
   }
 
   /**
-   * The step's end rides on its last call's publish (issue 14: one commit less per step) when that is safe:
+   * The step's end rides on its last call's publish (one commit less per step) when that is safe:
    * every result is published by this step's own commits (no approval, deferred call or child), nothing
    * observes `afterStep` — no hook of any family, no subscriber — so no observer can miss an `afterStep`
    * the end was committed before (a crash in between would lose it; today's order delivers it again). A

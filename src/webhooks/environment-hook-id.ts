@@ -1,5 +1,5 @@
 /**
- * Names reserved for the server's own environment hooks (L1, issue 3 item 6), shared by the environment
+ * Names reserved for the server's own environment hooks (L1), shared by the environment
  * source that uses them and the caller validator that keeps callers out of them.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Environment hooks (L1, L3, issue 3 item 6): one operator-configured webhook, `AGENT_HOOK_WEBHOOK_*`,
+ * Environment hooks (L1, L3): one operator-configured webhook, `AGENT_HOOK_WEBHOOK_*`,
  * subscribed to a list of agent events. Always read from the executing process's current environment,
  * never persisted, never restored. The token is sent through a send-time header template, so the hooks
  * built here never hold it.

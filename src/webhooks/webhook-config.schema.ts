@@ -1,5 +1,5 @@
 /**
- * The webhook config schema (W4, W10, issue 3 item 1): the shape with zod (strict: unknown keys are
+ * The webhook config schema (W4, W10): the shape with zod (strict: unknown keys are
  * rejected), then the rules that span fields or need the hook's type. Every error is a
  * `HookConfigurationError` naming the hook and the key path, never a value: headers, URLs and bodies may
  * hold secrets.

@@ -1,5 +1,5 @@
 /**
- * Webhook URL rules (issue 3 item 1): an absolute http(s) URL without credentials, or an app-relative
+ * Webhook URL rules (W4): an absolute http(s) URL without credentials, or an app-relative
  * `/path` resolved against the app URL. Problems are described without quoting the URL: query strings
  * often carry tokens.
  */

@@ -1,5 +1,5 @@
 /**
- * Migration (issue 15): what a new user needs to read an operation.
+ * Migration (DESIGN §5, §7): what a new user needs to read an operation.
  * - `operations.error_summary`: a safe summary of a failed operation's error (DESIGN §7: built from our own
  *   fields — model id, HTTP status, an unset variable's name — never a provider body or user text; S3).
  * - `messages.success`: a tool message's outcome, stored with it (`afterStep` `toolResults[].success`);

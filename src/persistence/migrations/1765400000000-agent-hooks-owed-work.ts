@@ -1,5 +1,5 @@
 /**
- * Migration (issue 13, SPEC G3): `agent_hooks_owed_work`, the notifications owed about a committed decision
+ * Migration (SPEC G3): `agent_hooks_owed_work`, the notifications owed about a committed decision
  * (DESIGN §5). A decision, "runnable again" and the rows saying who must still hear of it commit together;
  * the rows are delivered after the commit, at least once. Identifiers only — no payload. Plain DDL both
  * drivers accept.

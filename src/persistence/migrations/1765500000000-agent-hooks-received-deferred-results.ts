@@ -1,5 +1,5 @@
 /**
- * Migration (issue 13, SPEC G3): a deferred result is stored when it arrives, before its after-chain runs.
+ * Migration (SPEC G3): a deferred result is stored when it arrives, before its after-chain runs.
  * `received_result` / `received_at` on the placeholder hold it while its decider runs the after-chain; if
  * that process dies, a reconciler finishes the chain once the claim lapsed and publishes it (the publish
  * clears both columns). The index serves the reconciler's scan. Nullable columns and a plain index, so the

@@ -1,5 +1,5 @@
 /**
- * Migration (issue 17, DESIGN §7 `GET /v1/operations`): the list endpoint reads one owner's operations
+ * Migration (DESIGN §7 `GET /v1/operations`): the list endpoint reads one owner's operations
  * newest first, a page at a time, by the keyset `(created_at, id)`. This index answers that query as one
  * range scan read backwards on both drivers (an ascending index serves `ORDER BY … DESC` on SQLite and
  * PostgreSQL alike, and TypeORM's `@Index` cannot say DESC, so ascending keeps the schema builder quiet).

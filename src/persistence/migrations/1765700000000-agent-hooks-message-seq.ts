@@ -1,5 +1,5 @@
 /**
- * Migration (issue 14): the operation row counts its messages. `message_seq` is the `seq` of the
+ * Migration (DESIGN §5): the operation row counts its messages. `message_seq` is the `seq` of the
  * operation's last message; whoever appends messages bumps it in the statement that holds the row (a
  * step's conditional UPDATE … RETURNING, or the append's own UPDATE), instead of reading `MAX(seq)` of the
  * messages on every append. Existing operations start from their last message. Same DDL on both drivers

@@ -1,8 +1,8 @@
 /**
- * Migration (issue 14, hook overhead): the timeline's `(operation_id, seq)` index goes. Since 1765300000000
+ * Migration (DESIGN §5): the timeline's `(operation_id, seq)` index goes. Since 1765300000000
  * every read orders an operation's rows by `operation_seq`, which the unique `(operation_id, operation_seq)`
  * index answers (as it answers retention's deletes by operation); the older index only cost a third B-tree
- * written with every batch of hook rows — on SQLite ≈ a quarter of what recording the rows cost a step.
+ * written with every batch of hook rows, read by no query.
  * From this version on, SQLite numbers timeline rows from that unique index and no longer keeps
  * `agent_hooks_timeline_counters` (PostgreSQL does): `down()` brings the counters up to date, so an older
  * version, which numbers from them, goes on without a duplicate `seq`. Two versions must not share one

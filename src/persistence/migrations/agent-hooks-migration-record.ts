@@ -1,5 +1,5 @@
 /**
- * One record of our migrations, whatever runs them (issue 15): `agent_hooks_migrations`, in the schema of
+ * One record of our migrations, whatever runs them (DESIGN §5): `agent_hooks_migrations`, in the schema of
  * the DataSource. Our own DataSources and `runAgentHooksMigrations(dataSource)` record there; a host that
  * lists `AGENT_HOOKS_MIGRATIONS` in its own pipeline records them in its own migrations table as TypeORM
  * does, and each of our migrations also records itself in `agent_hooks_migrations` — and does nothing when

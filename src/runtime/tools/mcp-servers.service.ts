@@ -1,7 +1,7 @@
 /**
  * The configured MCP servers (`mcpServers`, DESIGN §8) as a set of lazily connected clients. Starting the
  * app never waits for a server: connections are warmed in the background after bootstrap, an unreachable
- * server is only logged, and its tools answer `ToolError('unavailable')` until it is back (SPEC §8).
+ * server is only logged, and its tools answer `ToolError('unavailable')` until it is back (DESIGN §8).
  * Every HTTP request made here fires the MCP hooks, inside a run or not (E2).
  */
 import { AgentTracer } from '../../tracing/agent-tracer.js';

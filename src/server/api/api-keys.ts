@@ -1,5 +1,5 @@
 /**
- * Bearer API keys mapped to owner ids (issue 7 item 2): `AGENT_HOOKS_API_KEYS="key:owner,…"` and/or a keys
+ * Bearer API keys mapped to owner ids (DESIGN §7, S2): `AGENT_HOOKS_API_KEYS="key:owner,…"` and/or a keys
  * file named by `AGENT_HOOKS_API_KEYS_FILE` (one `key:owner` per line; blank lines and `#` comments
  * skipped). A key is split from its owner at the first `:`. Only SHA-256 digests of the keys are kept, and
  * a presented key is compared with every digest in constant time, so neither the match nor its position

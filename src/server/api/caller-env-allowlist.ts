@@ -1,5 +1,5 @@
 /**
- * The operator's allow-list for `allowedEnvVars` in caller hooks posted over HTTP (issue 7 item 1, S2).
+ * The operator's allow-list for `allowedEnvVars` in caller hooks posted over HTTP (W6, S2).
  * A caller chooses its webhook's URL, so letting it name any server variable would let it send, say,
  * `DATABASE_URL` to itself. `AGENT_HOOKS_CALLER_ENV_ALLOWLIST="HOOK_TOKEN,TEAM_ID"`; empty (the default)
  * allows none. Names only: the values are read at send time (W6).

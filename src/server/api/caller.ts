@@ -1,5 +1,5 @@
 /**
- * Who is calling: the owner id of the API key (issue 7 item 2). Kept per request object by the guard and
+ * Who is calling: the owner id of the API key (DESIGN §7). Kept per request object by the guard and
  * read by `@CurrentCaller()`; a WeakMap, so nothing outlives the request.
  */
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';

@@ -1,6 +1,6 @@
 /**
- * Without API keys the server has no auth, so it must not be reachable from other machines (issue 7
- * item 2): it refuses to bind anything but a loopback address, and says how to fix it.
+ * Without API keys the server has no auth, so it must not be reachable from other machines (DESIGN §7): it
+ * refuses to bind anything but a loopback address, and says how to fix it (G7).
  */
 import ipaddr from 'ipaddr.js';
 import { API_KEYS_ENV, API_KEYS_FILE_ENV, type ApiKeyRing } from './api-keys.js';

@@ -1,7 +1,7 @@
 /**
  * The server log's destination: the lines logged within a few milliseconds go to stdout in one synchronous
- * write, instead of one write each — at hundreds of requests a second, one write per request line was most
- * of what logging cost (bench:server, issue 14). Lines still go out in order, at most `FLUSH_AFTER_MS`
+ * write, instead of one write each: a synchronous write per request line would put a system call on every
+ * request's path. Lines still go out in order, at most `FLUSH_AFTER_MS`
  * late; an error line, a full buffer and `process.exit` flush at once, so nothing is lost when the process
  * exits.
  */

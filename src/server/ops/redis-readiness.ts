@@ -1,5 +1,5 @@
 /**
- * `/readyz` in queue mode also asks Redis (issue 7 item 4): a PING on a connection of its own, opened on
+ * `/readyz` in queue mode also asks Redis (DESIGN §4, §7): a PING on a connection of its own, opened on
  * the first check, bounded by a timeout so a readiness probe never hangs. Idle in local mode.
  */
 import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
