@@ -17,7 +17,7 @@ import { OPERATION_EVENTS, type OperationEvents } from '../operation-events.port
 import { operationListItemView } from './operation-views.js';
 import type { OperationChange, OperationChangesOptions } from './read-api.types.js';
 import { SharedSummaryReads, UNKNOWN_OWNER } from './shared-summary-reads.js';
-import { StreamHandle } from './stream-handle.js';
+import { runStreamLoop, StreamHandle } from './stream-handle.js';
 
 export interface ChangesOptions extends OperationChangesOptions {
   /** Awaited after each batch of changes: an SSE route waits here until its client took what was sent. */
@@ -95,20 +95,7 @@ export class OperationChanges {
           await handle.sleep(Infinity);
         }
       };
-      loop().then(
-        () => {
-          finish();
-          subscriber.complete();
-        },
-        (error: unknown) => {
-          finish();
-          subscriber.error(error);
-        },
-      );
-      return () => {
-        handle.stop();
-        finish();
-      };
+      return runStreamLoop(loop(), subscriber, handle, finish);
     });
   }
 }

@@ -13,7 +13,7 @@ import { RECOVERY_SETTINGS, type RecoverySettings } from '../recovery-settings.j
 import { UnknownOperationError } from '../runtime-errors.js';
 import { OperationReadService } from './operation-read.service.js';
 import type { OperationEvent } from './read-api.types.js';
-import { StreamHandle } from './stream-handle.js';
+import { runStreamLoop, StreamHandle } from './stream-handle.js';
 
 export interface FollowOptions {
   /** Only messages published after this sequence number (a reconnecting SSE client's `Last-Event-ID`). */
@@ -55,20 +55,7 @@ export class OperationFollower {
         subscription.unsubscribe();
         this.open.delete(handle);
       };
-      this.loop(operationId, options, handle, (event) => subscriber.next(event)).then(
-        () => {
-          finish();
-          subscriber.complete();
-        },
-        (error: unknown) => {
-          finish();
-          subscriber.error(error);
-        },
-      );
-      return () => {
-        handle.stop();
-        finish();
-      };
+      return runStreamLoop(this.loop(operationId, options, handle, (event) => subscriber.next(event)), subscriber, handle, finish);
     });
   }
 

@@ -39,3 +39,25 @@ export class StreamHandle {
     });
   }
 }
+
+/**
+ * Runs a stream's read loop for one subscriber: its end completes the subscriber, its failure errors it,
+ * and either way (or an unsubscribe, which stops the handle) `finish` releases what the stream held.
+ * Returns the subscriber's teardown.
+ */
+export function runStreamLoop(loop: Promise<void>, subscriber: { complete(): void; error(error: unknown): void }, handle: StreamHandle, finish: () => void): () => void {
+  loop.then(
+    () => {
+      finish();
+      subscriber.complete();
+    },
+    (error: unknown) => {
+      finish();
+      subscriber.error(error);
+    },
+  );
+  return () => {
+    handle.stop();
+    finish();
+  };
+}
