@@ -29,6 +29,25 @@ export default tseslint.config(
     },
   },
   {
+    // A spec never sleeps in place of a condition: a fixed wait is flaky on a loaded machine and slow on an
+    // idle one. Conditions are awaited with `eventually` / `until`, and time that passes on purpose (a slow
+    // fake, a person's pace) is `pause(ms, why)`: all three in test/support/eventually.ts.
+    files: ['test/**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Promise'] > ArrowFunctionExpression > CallExpression.body[callee.name='setTimeout']",
+          message: 'No bare setTimeout waits in specs: use eventually/until for a condition or pause(ms, why) from test/support/eventually.ts.',
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'node:timers/promises', importNames: ['setTimeout'], message: 'Use eventually/until or pause(ms, why) from test/support/eventually.ts.' }] },
+      ],
+    },
+  },
+  {
     // `hooks/` is the core: it imports nothing from the other rooms (DESIGN §2).
     files: ['src/hooks/**/*.ts'],
     rules: {

@@ -39,16 +39,7 @@ export function apiClient(baseUrl: string, apiKey?: string): ApiClient {
   };
 }
 
-/** Polls `read` until `check` holds (operations run in the background). */
-export async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: gave up waiting; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { until } from '../../support/eventually.js';
 
 /** Every error of the API has exactly this shape (DESIGN §7). */
 export function expectErrorShape(reply: Reply, status: number, code?: string): void {

@@ -11,6 +11,7 @@ import { ToolCatalogService } from '../../../src/runtime/tools/tool-catalog.serv
 import { ToolError, type ToolDefinition, type ToolInvocation } from '../../../src/runtime/tools/tool-types.js';
 import { MCP_SERVERS, TOOLS_OPTIONS } from '../../../src/runtime/tools/tools.options.js';
 import { closedPort, startMcpServer, UNAUTHORIZED_BODY, type TestMcpServer } from './mcp-test-server.js';
+import { eventually } from '../../support/eventually.js';
 
 const TOKEN = 'mcp-test-token-8c1f';
 
@@ -129,13 +130,6 @@ async function failure(promise: Promise<unknown>): Promise<ToolError> {
   return error as ToolError;
 }
 
-async function eventually(check: () => boolean, ms = 2_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('MCP tools with before_mcp_request auth (E2, DESIGN §8)', () => {
   it('lists the server tools as identifier = server id, apiName = tool name, parameters = inputSchema', async () => {
@@ -170,7 +164,7 @@ describe('MCP tools with before_mcp_request auth (E2, DESIGN §8)', () => {
   });
 
   it('the event stream GET goes through the hooks too', async () => {
-    await eventually(() => hooks.methodsFor('kb').includes('GET'));
+    await eventually(() => hooks.methodsFor('kb').includes('GET'), 'the GET of kb to be recorded');
     expect(kb.seen.some((request) => request.httpMethod === 'GET' && request.authorized)).toBe(true);
   });
 

@@ -11,6 +11,7 @@ import { ModelError, type ChatMessage, type ChatRequest, type ModelToolSpec } fr
 import { OpenAiChatModel } from '../../../src/runtime/models/openai-chat-model.js';
 import { encodeToolName } from '../../../src/runtime/models/openai-tool-names.js';
 import { completion, sendJson, startChatCompletionsServer, type ChatCompletionsServer } from './chat-completions-server.js';
+import { eventually } from '../../support/eventually.js';
 
 const KEY = 'sk-test-DISTINCTIVE-key-91f3';
 const BODY_SECRET = 'BODY-TEXT-DISTINCTIVE-55';
@@ -300,7 +301,7 @@ describe('OpenAI-compatible provider: failures', () => {
     const controller = new AbortController();
     const failing = modelError(model({ timeoutSeconds: 10 }).complete(chat([{ role: 'user', content: 'x' }], { signal: controller.signal })));
     // Abort while the call is in flight: once the server has it (it never answers).
-    while (server.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually(() => server.calls.length > 0, 'the server to have the call');
     const aborted = performance.now();
     controller.abort();
     const error = await failing;

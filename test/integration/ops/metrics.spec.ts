@@ -18,6 +18,7 @@ import { ClockTools } from '../../../src/server/clock.tools.js';
 import { HookMetrics } from '../../../src/server/ops/hook-metrics.js';
 import { METRICS_REGISTRY } from '../../../src/server/ops/metrics-registry.js';
 import { OpsModule } from '../../../src/server/ops/ops.module.js';
+import { eventually } from '../../support/eventually.js';
 
 const CONFIG = `
 system: metrics
@@ -132,9 +133,10 @@ describe('/metrics registry', () => {
     const before = await samples(registry, 'agent_hooks_operations');
     await runtime.execAgent({ agentId: 'approver', prompt: 'What time is it?' });
     // The approval pause is persisted by the step; wait until the database shows it.
-    for (let i = 0; i < 100 && (await samples(registry, 'agent_hooks_operations')).get('{status="waiting"}') !== (before.get('{status="waiting"}') ?? 0) + 1; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(
+      async () => (await samples(registry, 'agent_hooks_operations')).get('{status="waiting"}') === (before.get('{status="waiting"}') ?? 0) + 1,
+      'the gauge to count the waiting operation',
+    );
     const after = await samples(registry, 'agent_hooks_operations');
     expect(after.get('{status="waiting"}')).toBe((before.get('{status="waiting"}') ?? 0) + 1);
     expect(after.get('{status="completed"}')).toBe(before.get('{status="completed"}'));

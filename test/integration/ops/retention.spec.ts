@@ -12,6 +12,7 @@ import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.
 import { createRuntimeStores } from '../../../src/persistence/runtime-stores.js';
 import { RetentionScheduler } from '../../../src/server/ops/retention-scheduler.js';
 import { rowsOf, seedOperation, NO_ROWS } from './retention-seed.js';
+import { eventually } from '../../support/eventually.js';
 
 const DAY = 86_400_000;
 const NOW = new Date('2030-06-01T00:00:00.000Z');
@@ -62,7 +63,7 @@ describe('RetentionScheduler (serve --purge-older-than)', () => {
     await scheduler.purgeNow();
     expect((await rowsOf(handle, id)).operation).not.toBeNull();
     now = new Date(NOW.getTime() + 2 * DAY); // the operation is now 4 days old
-    for (let i = 0; i < 200 && (await rowsOf(handle, id)).operation !== null; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(async () => (await rowsOf(handle, id)).operation === null, 'the scheduled purge to remove the operation');
     expect(await rowsOf(handle, id)).toEqual(NO_ROWS);
   });
 

@@ -10,7 +10,8 @@ import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js
 import { OutcomeBatcher, type OutcomeWriter } from '../../../src/persistence/outcome-batcher.js';
 import type { NewHookOutcome } from '../../../src/persistence/records.js';
 import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
-import { driverSuites, eventually, useTestDatabase } from './test-databases.js';
+import { driverSuites, useTestDatabase } from './test-databases.js';
+import { eventually } from '../../support/eventually.js';
 
 const describeEachDriver = await driverSuites();
 
@@ -123,7 +124,7 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     expect(writer.batches).toEqual([]);
     expect(outcomes.pending).toBe(2);
     outcomes.record(record(operationId, 'c'));
-    await eventually(async () => (await hookIds(operationId)).length === 3);
+    await eventually(async () => (await hookIds(operationId)).length === 3, '(await hookIds(operationId)).length === 3');
     expect(writer.batches).toEqual([3]);
     expect(await hookIds(operationId)).toEqual(['a', 'b', 'c']);
   });
@@ -135,7 +136,7 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     outcomes.record(record(operationId, 'a', { outcome: 'mocked' }));
     outcomes.record(record(operationId, 'b', { outcome: 'allowed' }));
     expect(outcomes.pending).toBe(2);
-    await eventually(async () => (await hookIds(operationId)).length === 2);
+    await eventually(async () => (await hookIds(operationId)).length === 2, '(await hookIds(operationId)).length === 2');
     expect(writer.batches).toEqual([2]);
     expect(outcomes.pending).toBe(0);
   });
@@ -243,15 +244,15 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     // A background write fails: the batcher backs off, its retry timer owns the next write.
     writer.failNext = 1;
     outcomes.record(record(operationId, 'a'));
-    await eventually(() => writer.failNext === 0);
+    await eventually(() => writer.failNext === 0, 'writer.failNext === 0');
     // A commit takes the buffer over and succeeds; a record after it is written without another commit.
     await outcomes.writeWith(async (records) => store.append(records));
     outcomes.record(record(operationId, 'b'));
-    await eventually(async () => (await hookIds(operationId)).length === 2);
+    await eventually(async () => (await hookIds(operationId)).length === 2, '(await hookIds(operationId)).length === 2');
     // A refused commit: its records go back and the timer writes them.
     outcomes.record(record(operationId, 'c'));
     await expect(outcomes.writeWith(async () => Promise.reject(new Error('injected: stale version')))).rejects.toThrow('injected');
-    await eventually(async () => (await hookIds(operationId)).length === 3);
+    await eventually(async () => (await hookIds(operationId)).length === 3, '(await hookIds(operationId)).length === 3');
     expect(await hookIds(operationId)).toEqual(['a', 'b', 'c']);
     expect(outcomes.pending).toBe(0);
   });
@@ -262,7 +263,7 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     const outcomes = batcher(writer, { maxBatch: 3, flushIntervalMs: 60_000 });
     writer.failNext = 100; // the size trigger's background writes fail: everything stays buffered
     for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) outcomes.record(record(operationId, id));
-    await eventually(() => outcomes.pending === 7 && writer.batches.length === 0);
+    await eventually(() => outcomes.pending === 7 && writer.batches.length === 0, 'outcomes.pending === 7 && writer.batches.length === 0');
     writer.failNext = 0;
     let given: string[] = [];
     await outcomes.writeWith(async (records) => {
@@ -282,7 +283,7 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     writer.failNext = 2;
     outcomes.record(record(operationId, 'a'));
     outcomes.record(record(operationId, 'b'));
-    await eventually(async () => (await hookIds(operationId)).length === 2);
+    await eventually(async () => (await hookIds(operationId)).length === 2, '(await hookIds(operationId)).length === 2');
     expect(await hookIds(operationId)).toEqual(['a', 'b']);
     expect(errors).toHaveLength(2);
     expect(String(errors[0])).toContain('injected');

@@ -153,15 +153,6 @@ export function useTestDatabase(driver: DriverName, settings: { migrate?: boolea
   };
 }
 
-/** Polls `check` until it returns true (or fails after `timeoutMs`). */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** The tables of the database (SQLite) or of the DataSource's schema (PostgreSQL), sorted. */
 export async function listTables(dataSource: DataSource): Promise<string[]> {
   const rows: { name: string }[] =

@@ -21,6 +21,7 @@ import { WebhookDeliveryWorkerHost } from '../../../src/queue/delivery/webhook-d
 import { redisConnection } from '../../../src/queue/queue-connection.js';
 import { WebhookCallerHookValidator } from '../../../src/webhooks/webhook-config.schema.js';
 import { WebhookDeliveryService } from '../../../src/webhooks/webhook-delivery.service.js';
+import { until } from '../../support/eventually.js';
 
 export const SIGNING_SECRET = `whsec_${Buffer.from('queued-delivery-test-key-32-byte').toString('base64')}`;
 
@@ -90,20 +91,14 @@ async function deliveriesSettled(settings: ReturnType<typeof resolveDeliverySett
   const { Queue } = await import('bullmq');
   const queue = new Queue(settings.queueName, { connection: redisConnection(settings.redisUrl), prefix: settings.prefix });
   try {
-    let counts: Record<string, number> = {};
-    await waitFor(async () => {
-      counts = await queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children');
-      return Object.values(counts).every((count) => count === 0);
-    }, `the delivery jobs to settle (${JSON.stringify(counts)})`, timeoutMs);
+    await until(
+      () => queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children'),
+      (counts) => Object.values(counts).every((count) => count === 0),
+      'the delivery jobs to settle',
+      timeoutMs,
+    );
   } finally {
     await queue.close();
   }
 }
 
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -14,7 +14,8 @@ import type { QueuedWebhook } from '../../../src/webhooks/queued-delivery.port.j
 import { WebhookError } from '../../../src/webhooks/webhook-error.js';
 import { captureOutput, type OutputCapture } from '../security/output-capture.js';
 import { startReceiver, type LoopbackReceiver, type RecordedRequest } from '../../unit/webhooks/loopback-receiver.js';
-import { bootDelivery, SIGNING_SECRET, waitFor, type DeliveryHarness } from './delivery-harness.js';
+import { bootDelivery, SIGNING_SECRET, type DeliveryHarness } from './delivery-harness.js';
+import { eventually } from '../../support/eventually.js';
 import { freePort } from './redis-fixtures.js';
 import { startQStashEmulator, type QStashEmulator } from './qstash-emulator.js';
 
@@ -49,9 +50,9 @@ function verifier(): Receiver {
 }
 
 async function delivered(): Promise<RecordedRequest> {
-  await waitFor(() => hookRequests().length === 1, 'the forwarded message');
+  await eventually(() => hookRequests().length === 1, 'the forwarded message');
   await qstash.settled();
-  await waitFor(() => hookRequests()[0]!.body.length > 0, 'the request body');
+  await eventually(() => hookRequests()[0]!.body.length > 0, 'the request body');
   return hookRequests()[0]!;
 }
 

@@ -10,7 +10,8 @@ import { CriticalHookDeliveryError } from '../../../src/hooks/hook-errors.js';
 import type { AgentHook } from '../../../src/hooks/agent-hook.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { startReceiver, type LoopbackReceiver, type RecordedRequest } from '../../unit/webhooks/loopback-receiver.js';
-import { bootDelivery, SIGNING_SECRET, waitFor, type DeliveryHarness, type HarnessOptions } from './delivery-harness.js';
+import { bootDelivery, SIGNING_SECRET, type DeliveryHarness, type HarnessOptions } from './delivery-harness.js';
+import { eventually } from '../../support/eventually.js';
 import { deleteKeys, dumpKeys, freePort, SHARED_REDIS_URL, startPrivateRedis, uniquePrefix } from './redis-fixtures.js';
 
 const event = { id: 'e', type: 'onComplete', operationId: 'op-1', agentId: 'a', stepIndex: 0, timestamp: '', reason: 'done' } as const;
@@ -103,7 +104,7 @@ describe('W6/S2 queued jobs carry templates, never resolved secrets', () => {
       expect(requestsTo('/ok')).toHaveLength(0);
 
       await workers.start();
-      await waitFor(() => requestsTo('/ok').length === 1, 'the queued delivery');
+      await eventually(() => requestsTo('/ok').length === 1, 'the queued delivery');
       expect(requestsTo('/ok')[0]!.headers.authorization).toBe(`Bearer ${secret}`);
       expect(await dumpKeys(admin, prefix)).not.toContain(secret);
     } finally {
@@ -129,8 +130,8 @@ describe('queued delivery retries', () => {
     registry.register('op-1', [hook('q', '/flaky')]);
     await dispatcher.dispatch('onComplete', event);
 
-    await waitFor(() => requestsTo('/flaky').length === 3, 'three attempts');
-    await waitFor(() => requestsTo('/flaky').every((r) => r.body.length > 0), 'request bodies');
+    await eventually(() => requestsTo('/flaky').length === 3, 'three attempts');
+    await eventually(() => requestsTo('/flaky').every((r) => r.body.length > 0), 'request bodies');
     const attempts = requestsTo('/flaky');
     expect(new Set(attempts.map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(String(attempts[0]!.headers['webhook-id'])).toMatch(/^msg_/);
@@ -150,11 +151,11 @@ describe('queued delivery retries', () => {
     registry.register('op-1', [hook('q', '/busy')]);
     await dispatcher.dispatch('onComplete', event);
 
-    await waitFor(() => requestsTo('/busy').length === 2, 'the retry', 20_000);
+    await eventually(() => requestsTo('/busy').length === 2, 'the retry', 20_000);
     const [first, second] = arrivals.get('/busy')!;
     // The backoff alone would retry after ~50 ms; loosely measured (shared machine), never early.
     expect(second! - first!).toBeGreaterThanOrEqual(1_900);
-    await waitFor(() => requestsTo('/busy').every((r) => r.body.length > 0), 'request bodies');
+    await eventually(() => requestsTo('/busy').every((r) => r.body.length > 0), 'request bodies');
     const [a, b] = requestsTo('/busy');
     expect(b!.headers['webhook-id']).toBe(a!.headers['webhook-id']);
     expect(Number(b!.headers['webhook-timestamp'])).toBeGreaterThan(Number(a!.headers['webhook-timestamp']));
@@ -168,7 +169,7 @@ describe('queued delivery retries', () => {
     registry.register('op-1', [hook('gone', '/gone'), hook('sibling', '/ok')]);
     await dispatcher.dispatch('onComplete', event);
 
-    await waitFor(() => records.some((r) => r.hookId === 'gone' && r.outcome === 'error'), 'the final failure');
+    await eventually(() => records.some((r) => r.hookId === 'gone' && r.outcome === 'error'), 'the final failure');
     await settled(); // both jobs are over: no further attempt can come
     expect(requestsTo('/gone')).toHaveLength(1);
     expect(requestsTo('/ok')).toHaveLength(1);
@@ -186,10 +187,10 @@ describe('queued delivery retries', () => {
     registry.register('op-1', [hook('q', '/down', { body: { marker: 'payload-marker-51c2' }, ...headers })]);
     await dispatcher.dispatch('onComplete', event);
 
-    await waitFor(() => requestsTo('/down').length === 3, 'three attempts');
+    await eventually(() => requestsTo('/down').length === 3, 'three attempts');
     const stores = await moduleRef.get(RuntimeDatabase).stores();
     let rows: Awaited<ReturnType<typeof stores.outcomes.listByOperation>> = [];
-    await waitFor(async () => {
+    await eventually(async () => {
       await stores.timeline.flush();
       rows = await stores.outcomes.listByOperation('op-1');
       return rows.some((row) => row.outcome === 'error');
@@ -216,7 +217,7 @@ describe('D3 enqueue failure and fallback', () => {
     await dispatcher.dispatch('onComplete', event);
 
     expect(requestsTo('/direct')).toHaveLength(1);
-    await waitFor(() => requestsTo('/direct')[0]!.body.length > 0, 'the request body');
+    await eventually(() => requestsTo('/direct')[0]!.body.length > 0, 'the request body');
     expect(String(requestsTo('/direct')[0]!.headers['webhook-id'])).toMatch(/^msg_/);
     expect(verifies(requestsTo('/direct')[0]!)).toBe(true);
   });

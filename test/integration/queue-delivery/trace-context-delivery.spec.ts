@@ -9,7 +9,8 @@ import { Redis } from 'ioredis';
 import type { AgentHook } from '../../../src/hooks/agent-hook.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { installTestSdk, traceIdOf, type TestSdk } from '../tracing/otel-test-sdk.js';
-import { bootDelivery, waitFor, type DeliveryHarness } from './delivery-harness.js';
+import { bootDelivery, type DeliveryHarness } from './delivery-harness.js';
+import { eventually } from '../../support/eventually.js';
 import { startQStashEmulator, type QStashEmulator } from './qstash-emulator.js';
 import { deleteKeys, SHARED_REDIS_URL, uniquePrefix } from './redis-fixtures.js';
 
@@ -59,7 +60,7 @@ describe('O2: queued and QStash deliveries carry the dispatching trace context',
       harness = await bootDelivery({ redis: SHARED_REDIS_URL, tuning: { prefix, attempts: 2, backoffDelayMs: 50, maxBackoffDelayMs: 100, enqueueTimeoutMs: 1_000, concurrency: 2 } });
       harness.registry.register('op-1', [hook('queue')]);
       const traceId = await dispatchTraced(harness);
-      await waitFor(() => receiver.requests.some((r) => r.path === '/hook'), 'the queued delivery');
+      await eventually(() => receiver.requests.some((r) => r.path === '/hook'), 'the queued delivery');
       const request = receiver.requests.find((r) => r.path === '/hook')!;
       expect(traceIdOf(String(request.headers.traceparent))).toBe(traceId);
     } finally {
@@ -78,7 +79,7 @@ describe('O2: queued and QStash deliveries carry the dispatching trace context',
       harness = await bootDelivery({ mode: 'local', tuning: {} });
       harness.registry.register('op-1', [hook('qstash')]);
       const traceId = await dispatchTraced(harness);
-      await waitFor(() => receiver.requests.some((r) => r.path === '/hook'), 'the forwarded message');
+      await eventually(() => receiver.requests.some((r) => r.path === '/hook'), 'the forwarded message');
       await qstash.settled();
       const request = receiver.requests.find((r) => r.path === '/hook')!;
       expect(traceIdOf(String(request.headers.traceparent))).toBe(traceId);

@@ -17,6 +17,7 @@ import { bootRuntime, eventually, within, type RuntimeApp } from '../runtime/run
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { REDIS_URL, dropPrefix, fastQueue, queueSuite, uniquePrefix } from './queue-kit.js';
 import { startWorker, stopWorker, type WorkerProcess, type WorkerSettings } from './worker-processes.js';
+import { pause } from '../../support/eventually.js';
 
 const CONFIG = `
 system: queue-chaos
@@ -140,7 +141,7 @@ describeWithServices('queue mode across processes', () => {
             else await Promise.allSettled([1, 2, 3].map((n) => runtime.completeDeferred(operationId, item.toolCallId, { content: `result ${n}`, success: true })));
           }
         }
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await pause(100, 'an approver scanning for pending items');
       }
     })();
     const results = await within(Promise.all(started.map((s) => s.done)), 'every operation', SOAK ? 240_000 : 90_000);

@@ -7,6 +7,7 @@ import type { AgentHooksQueueOptions } from '../../../src/agent-hooks.options.js
 import { redisConnection } from '../../../src/queue/queue-connection.js';
 import { STEP_QUEUE_NAME } from '../../../src/queue/queue-settings.js';
 import { DATABASE_URL, postgresAvailable } from '../persistence/test-databases.js';
+import { until } from '../../support/eventually.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -75,13 +76,12 @@ export async function untilStepQueueIdle(prefix: string, url = REDIS_URL, timeou
   const { Queue } = await import('bullmq');
   const queue = new Queue(STEP_QUEUE_NAME, { connection: redisConnection(url), prefix });
   try {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const counts = await queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children');
-      if (Object.values(counts).every((count) => count === 0)) return;
-      if (Date.now() > deadline) throw new Error(`the step queue ${prefix} still has jobs after ${timeoutMs} ms: ${JSON.stringify(counts)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until(
+      () => queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children'),
+      (counts) => Object.values(counts).every((count) => count === 0),
+      `the step queue ${prefix} to hold no job`,
+      timeoutMs,
+    );
   } finally {
     await queue.close();
   }

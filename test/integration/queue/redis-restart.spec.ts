@@ -11,6 +11,7 @@ import { DataSource } from 'typeorm';
 import { DATABASE_URL, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
 import { ClockTools } from '../../../src/server/clock.tools.js';
 import { bootRuntime, eventually, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
+import { pause } from '../../support/eventually.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { fastQueue, queueSuite, redisAvailable, uniquePrefix } from './queue-kit.js';
 
@@ -51,11 +52,7 @@ async function freePort(): Promise<number> {
 
 async function startRedis(): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const deadline = Date.now() + 10_000;
-  while (!(await redisAvailable(`redis://127.0.0.1:${port}`).catch(() => false))) {
-    if (Date.now() > deadline) throw new Error('the private redis-server did not start');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(() => redisAvailable(`redis://127.0.0.1:${port}`).catch(() => false), 'the private redis-server to start', 10_000);
   return child;
 }
 
@@ -104,7 +101,7 @@ describeWithServices('a Redis restart mid-run', () => {
     await eventually(() => receiver.requests.some((r) => r.path === '/control'), 'a step running on the worker', 20_000);
     expect(worker!.events.some((e) => e.point === 'onComplete')).toBe(false);
     await stopRedis(redis);
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the outage itself: a second without Redis
+    await pause(1_000, 'the outage itself: a second without Redis');
     redis = await startRedis(); // empty: every queued job is gone
     const results = await within(Promise.all(started.map((s) => s.done)), 'every operation after the restart', 60_000);
     expect(results.map((r) => r.reason)).toEqual(results.map(() => 'done'));

@@ -20,7 +20,8 @@ import { CompletionWaits } from '../../../src/runtime/completion-waits.js';
 import { OPERATION_EVENTS, type OperationEvents } from '../../../src/runtime/operation-events.port.js';
 import { RuntimeShuttingDownError } from '../../../src/runtime/runtime-errors.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
-import { appDatabases, driverSuites, eventually, postgresDatabaseOption, useTestDatabase, type DriverName } from '../persistence/test-databases.js';
+import { appDatabases, driverSuites, postgresDatabaseOption, useTestDatabase, type DriverName } from '../persistence/test-databases.js';
+import { eventually } from '../../support/eventually.js';
 import { openHostDatabase } from './host-data-source.js';
 import { RUNTIME2_CONFIG, Runtime2Tools } from '../runtime2/approval-kit.js';
 import { within } from './runtime-test-kit.js';
@@ -65,7 +66,7 @@ describeEachDriver('CompletionWaits on the stores of %s', (driver) => {
     const id = await newOperation();
     let settled = false;
     const waiting = waits.whenCompleted(id).then(() => (settled = true));
-    await eventually(() => waits.watching === 1);
+    await eventually(() => waits.watching === 1, 'waits.watching === 1');
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
     await operations.complete(id, 'done');
@@ -118,7 +119,7 @@ describeEachDriver('CompletionWaits on the stores of %s', (driver) => {
         return realSetInterval(...args);
       }) as typeof setInterval);
       waiting = Promise.all(ids.map((id) => waits.whenCompleted(id)));
-      await eventually(() => waits.watching === 1_000);
+      await eventually(() => waits.watching === 1_000, 'waits.watching === 1_000');
       // The batched first reads are done, and nothing was completed yet.
       await new Promise((resolve) => realSetTimeout(resolve, 50));
       expect(waits.watching).toBe(1_000);
@@ -191,7 +192,7 @@ databases.describeEach('CompletionWaits in a running app on %s', (driver) => {
       const waits = app.moduleRef.get(CompletionWaits);
       const { operationId, done } = await runtime.execAgent({ agentId: 'writer', prompt: 'write it' });
       const store = app.moduleRef.get<RuntimeStore>(RUNTIME_STORE);
-      await eventually(async () => (await store.getOperation(operationId))?.status === 'waiting', 10_000);
+      await eventually(async () => (await store.getOperation(operationId))?.status === 'waiting', '(await store.getOperation(operationId))?.status === \'waiting\'', 10_000);
       const waiting = waits.whenCompleted(operationId);
       await runtime.cancel(operationId);
       await within(waiting, 'the waiter after the cancel');
@@ -211,12 +212,12 @@ databases.describeEach('CompletionWaits in a running app on %s', (driver) => {
       // The operation lives in the other instance: it waits there for approval.
       const { operationId, done } = await there.moduleRef.get(AgentRuntime).execAgent({ agentId: 'writer', prompt: 'write it' });
       const store = here.moduleRef.get<RuntimeStore>(RUNTIME_STORE);
-      await eventually(async () => (await store.getOperation(operationId))?.status === 'waiting', 10_000);
+      await eventually(async () => (await store.getOperation(operationId))?.status === 'waiting', '(await store.getOperation(operationId))?.status === \'waiting\'', 10_000);
       await within(listenerReady, 'the listening connection of the first instance');
       const waits = here.moduleRef.get(CompletionWaits);
       let settled = false;
       const waiting = waits.whenCompleted(operationId).then(() => (settled = true));
-      await eventually(() => waits.watching === 1);
+      await eventually(() => waits.watching === 1, 'waits.watching === 1');
       expect(settled).toBe(false);
       await there.moduleRef.get(AgentRuntime).cancel(operationId);
       await within(waiting, 'the waiter in the first instance (its re-check is an hour away)');
@@ -243,7 +244,7 @@ databases.describeEach('CompletionWaits in a running app on %s', (driver) => {
       const listenerReady = listening(here);
       const { operationId, done } = await there.get(AgentRuntime).execAgent({ agentId: 'writer', prompt: 'write it' });
       const store = here.moduleRef.get<RuntimeStore>(RUNTIME_STORE);
-      await eventually(async () => (await store.getOperation(operationId))?.status === 'waiting', 10_000);
+      await eventually(async () => (await store.getOperation(operationId))?.status === 'waiting', '(await store.getOperation(operationId))?.status === \'waiting\'', 10_000);
       await within(listenerReady, 'the listening connection of the host-DataSource app');
       const waiting = here.moduleRef.get(CompletionWaits).whenCompleted(operationId);
       await there.get(AgentRuntime).cancel(operationId);

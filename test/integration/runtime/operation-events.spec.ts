@@ -19,7 +19,8 @@ import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.
 import { StepCommitStore, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
 import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
 import type { OperationEvent, OperationEventSignal } from '../../../src/runtime/operation-events.port.js';
-import { driverSuites, dropSchema, eventually, postgresDatabaseOption, uniqueSchemaName, useTestDatabase } from '../persistence/test-databases.js';
+import { driverSuites, dropSchema, postgresDatabaseOption, uniqueSchemaName, useTestDatabase } from '../persistence/test-databases.js';
+import { eventually } from '../../support/eventually.js';
 
 const describeEachDriver = await driverSuites();
 
@@ -71,7 +72,7 @@ describeEachDriver('operation events on %s', (driver) => {
       there = eventsOn(otherHandle);
       remote = record(there);
       // Each listener signals resync once its LISTEN is in place.
-      await eventually(() => local.resyncs() >= 1 && remote!.resyncs() >= 1, 10_000);
+      await eventually(() => local.resyncs() >= 1 && remote!.resyncs() >= 1, 'local.resyncs() >= 1 && remote!.resyncs() >= 1', 10_000);
     }
   });
 
@@ -113,7 +114,7 @@ describeEachDriver('operation events on %s', (driver) => {
     // In this process at once: published after each commit resolved.
     expect(brief(local.of(id))).toEqual(expected);
     if (remote) {
-      await eventually(() => remote!.of(id).length >= expected.length, 5_000);
+      await eventually(() => remote!.of(id).length >= expected.length, 'remote!.of(id).length >= expected.length', 5_000);
       expect(brief(remote.of(id))).toEqual(expected);
     }
   });
@@ -132,7 +133,7 @@ describeEachDriver('operation events on %s', (driver) => {
     expect(brief(local.of(id))).toEqual(['created:running:1', 'status:completed:']);
     if (remote) {
       // NOTIFY is delivered in commit order: once the completion arrived, nothing before it is still on its way.
-      await eventually(() => remote!.of(id).some((e) => e.status === 'completed'), 5_000);
+      await eventually(() => remote!.of(id).some((e) => e.status === 'completed'), 'remote!.of(id).some((e) => e.status === \'completed\')', 5_000);
       expect(brief(remote.of(id))).toEqual(['created:running:1', 'status:completed:']);
     }
   });
@@ -160,10 +161,10 @@ describeEachDriver('operation events on %s', (driver) => {
     const { operation: theirs } = await otherOperations.create({ agentId: 'a', prompt: 'from the other side' });
     await operations.complete(id, 'done');
     await otherOperations.complete(theirs.id, 'done');
-    await eventually(() => remote!.of(id).length >= 2 && local.of(theirs.id).length >= 2, 5_000);
+    await eventually(() => remote!.of(id).length >= 2 && local.of(theirs.id).length >= 2, 'remote!.of(id).length >= 2 && local.of(theirs.id).length >= 2', 5_000);
     // One more round trip, so a duplicate still on its way would have arrived.
     const { id: marker } = await newOperation();
-    await eventually(() => remote!.of(marker).length >= 1 && local.of(marker).length >= 1, 5_000);
+    await eventually(() => remote!.of(marker).length >= 1 && local.of(marker).length >= 1, 'remote!.of(marker).length >= 1 && local.of(marker).length >= 1', 5_000);
     expect(brief(local.of(id))).toEqual(['created:running:1', 'status:completed:']);
     expect(brief(remote!.of(id))).toEqual(['created:running:1', 'status:completed:']);
     expect(brief(local.of(theirs.id))).toEqual(['created:running:1', 'status:completed:']);
@@ -181,10 +182,10 @@ describeEachDriver('operation events on %s', (driver) => {
     remote!.stop();
     const parse = jest.spyOn(JSON, 'parse');
     try {
-      await eventually(() => seen.some((signal) => signal.kind === 'resync'), 10_000); // its LISTEN is in place
+      await eventually(() => seen.some((signal) => signal.kind === 'resync'), 'seen.some((signal) => signal.kind === \'resync\')', 10_000); // its LISTEN is in place
       await operations.complete(unfollowed.id, 'done');
       await operations.complete(followed.id, 'done');
-      await eventually(() => seen.some((signal) => signal.kind === 'status'), 5_000);
+      await eventually(() => seen.some((signal) => signal.kind === 'status'), 'seen.some((signal) => signal.kind === \'status\')', 5_000);
       expect(seen.filter((signal) => signal.kind !== 'resync')).toEqual([{ operationId: followed.id, kind: 'status', status: 'completed' }]);
       const parsedNaming = (id: string) => parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('{"origin"') && text.includes(id)).length;
       expect(parsedNaming(followed.id)).toBeGreaterThan(0);
@@ -193,7 +194,7 @@ describeEachDriver('operation events on %s', (driver) => {
       // Once something follows every event, every payload is parsed and delivered again.
       const all = record(events);
       const later = await newOperation();
-      await eventually(() => all.of(later.id).length >= 1, 5_000);
+      await eventually(() => all.of(later.id).length >= 1, 'all.of(later.id).length >= 1', 5_000);
       expect(brief(all.of(later.id))).toEqual(['created:running:1']);
       all.stop();
     } finally {
@@ -209,7 +210,7 @@ describeEachDriver('operation events on %s', (driver) => {
     const payloads = ['not json', '[]', '{"origin":1,"events":[]}', '{"origin":"x","events":[{"operationId":"y","kind":"nonsense"}]}', '{"origin":"x","events":[{"operationId":"y","kind":"status","status":"exploded"}]}'];
     for (const payload of payloads) await other!.query('SELECT pg_notify($1, $2)', [otherHandle!.eventsChannel, payload]);
     const { id } = await newOperation();
-    await eventually(() => remote!.of(id).length >= 1, 5_000);
+    await eventually(() => remote!.of(id).length >= 1, 'remote!.of(id).length >= 1', 5_000);
     expect(remote!.of('y')).toEqual([]);
   });
 
@@ -221,15 +222,15 @@ describeEachDriver('operation events on %s', (driver) => {
     const foreign = record(foreignEvents);
     try {
       expect(new StoreDatabase(foreignSource).eventsChannel).not.toBe(db.handle.eventsChannel);
-      await eventually(() => foreign.resyncs() >= 1, 10_000); // listening
+      await eventually(() => foreign.resyncs() >= 1, 'foreign.resyncs() >= 1', 10_000); // listening
       const ours = await newOperation();
       // Committed through a handle of its own: the foreign listener does not skip it as its own.
       const theirs = (await new OperationStore(new StoreDatabase(foreignSource)).create({ agentId: 'a', prompt: 'elsewhere' })).operation;
-      await eventually(() => foreign.of(theirs.id).length >= 1, 5_000);
+      await eventually(() => foreign.of(theirs.id).length >= 1, 'foreign.of(theirs.id).length >= 1', 5_000);
       // Notifications reach each listener in commit order: had ours been on its channel, it would be here.
       expect(foreign.of(ours.id)).toEqual([]);
       const later = await newOperation();
-      await eventually(() => remote!.of(later.id).length >= 1, 5_000);
+      await eventually(() => remote!.of(later.id).length >= 1, 'remote!.of(later.id).length >= 1', 5_000);
       expect(remote!.of(theirs.id)).toEqual([]);
     } finally {
       foreign.stop();
@@ -246,9 +247,9 @@ describeEachDriver('operation events on %s', (driver) => {
       [applicationName],
     );
     expect(ended).toHaveLength(1); // one listening connection per DataSource
-    await eventually(() => remote!.resyncs() > before, 10_000);
+    await eventually(() => remote!.resyncs() > before, 'remote!.resyncs() > before', 10_000);
     const { id } = await newOperation();
-    await eventually(() => remote!.of(id).length >= 1, 5_000);
+    await eventually(() => remote!.of(id).length >= 1, 'remote!.of(id).length >= 1', 5_000);
     expect(brief(remote!.of(id))).toEqual(['created:running:1']);
   });
 
@@ -257,9 +258,9 @@ describeEachDriver('operation events on %s', (driver) => {
       ((await db.dataSource.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE 'LISTEN%'`, [applicationName])) as { n: number }[])[0]!.n;
     expect(await listening()).toBe(1);
     await there!.close();
-    await eventually(async () => (await listening()) === 0, 5_000);
+    await eventually(async () => (await listening()) === 0, '(await listening()) === 0', 5_000);
     const { id } = await newOperation();
-    await eventually(() => local.of(id).length >= 1, 5_000);
+    await eventually(() => local.of(id).length >= 1, 'local.of(id).length >= 1', 5_000);
     expect(remote!.of(id)).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
 import { appDatabases } from '../persistence/test-databases.js';
 import { bootRuntime, deferred, eventually, guardUnhandledRejections, pointsOf, within, type Deferred, type RuntimeApp } from './runtime-test-kit.js';
+import { pause } from '../../support/eventually.js';
 
 const CONFIG = `
 system: recovery-test
@@ -73,7 +74,7 @@ describeEach('G2 leases and takeover on %s', (driver) => {
     const reconciler = watching.moduleRef.get(OperationReconciler);
     for (let pass = 0; pass < 15; pass++) {
       expect(await reconciler.reconcile()).toMatchObject({ recovered: 0 });
-      await within(new Promise((resolve) => setTimeout(resolve, RECOVERY.leaseMs / 5)), 'a pause between passes');
+      await pause(RECOVERY.leaseMs / 5, 'a pause between reconciler passes');
     }
     calls.release.resolve();
     expect(await within(done, 'done')).toMatchObject({ reason: 'done', content: 'worked: done' });

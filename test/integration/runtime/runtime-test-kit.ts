@@ -170,14 +170,7 @@ export async function within<T>(work: Promise<T>, what: string, ms = 10_000): Pr
   }
 }
 
-/** Polls `check` until true; fails after a generous deadline. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`${what}: not met within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+export { eventually, until } from '../../support/eventually.js';
 
 /**
  * Records unhandled rejections for the whole file and asserts after each test that there were none.

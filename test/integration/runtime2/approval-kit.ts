@@ -5,6 +5,7 @@
 import { Injectable } from '@nestjs/common';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import type { RuntimeStore, StoredOperation } from '../../../src/runtime/runtime-store.port.js';
+import { until } from '../../support/eventually.js';
 
 export const RUNTIME2_CONFIG = `
 system: runtime-two
@@ -116,13 +117,7 @@ export class Runtime2Tools {
 
 /** Polls the store until `check` holds (the operation pauses in the background). */
 export async function untilOperation(store: RuntimeStore, operationId: string, check: (op: StoredOperation) => boolean, what = 'the operation'): Promise<StoredOperation> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const operation = await store.getOperation(operationId);
-    if (operation && check(operation)) return operation;
-    if (Date.now() > deadline) throw new Error(`${what} did not reach the expected state (last: ${JSON.stringify(operation)})`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return (await until(() => store.getOperation(operationId), (operation) => operation !== null && check(operation), `${what} to reach the expected state`, 10_000))!;
 }
 
 export const waiting = (op: StoredOperation) => op.status === 'waiting';

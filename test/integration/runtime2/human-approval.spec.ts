@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { bootRuntime, pointsOf, eventOf, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
 import { InterventionNotPendingError, RunCancelledError, UnknownInterventionError } from '../../../src/index.js';
+import { until } from '../../support/eventually.js';
 
 let app: RuntimeApp;
 
@@ -84,16 +85,7 @@ describe('human approval', () => {
 
   it('A3: run() rejects with RunCancelledError when a human stops it', async () => {
     const running = app.runtime.run('x', { agentId: 'writer' });
-    const operation = await within(
-      (async () => {
-        for (;;) {
-          const waitingOne = app.events.find((e) => e.point === 'beforeHumanIntervention');
-          if (waitingOne) return waitingOne.operationId!;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      })(),
-      'pause',
-    );
+    const operation = (await until(() => app.events.find((e) => e.point === 'beforeHumanIntervention')?.operationId, (id) => id !== undefined, 'the pause'))!;
     await untilOperation(app.store, operation, waiting);
     const [pending] = await app.store.interventions(operation);
     await app.runtime.reject(operation, pending!.toolCallId);

@@ -11,6 +11,7 @@ import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
+import { until } from '../../support/eventually.js';
 
 const apps: RuntimeApp[] = [];
 let receiver: LoopbackReceiver | undefined;
@@ -108,11 +109,5 @@ describe('intervention edges', () => {
 });
 
 async function untilInterventions(app: RuntimeApp, operationId: string, count: number) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const items = await app.store.interventions(operationId);
-    if (items.length >= count) return items;
-    if (Date.now() > deadline) throw new Error(`expected ${count} interventions, have ${items.length}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return until(() => app.store.interventions(operationId), (items) => items.length >= count, `${count} interventions`, 10_000);
 }

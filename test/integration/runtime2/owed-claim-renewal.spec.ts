@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, expect, it } from '@jest/globals';
 import { OwedWork } from '../../../src/runtime/owed-work.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
-import { appDatabases, eventually, type DriverName } from '../persistence/test-databases.js';
+import { appDatabases, type DriverName } from '../persistence/test-databases.js';
+import { eventually } from '../../support/eventually.js';
 import { bootRuntime, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
 import { startHeldReceiver, type HeldReceiver } from './held-receiver.js';
@@ -49,13 +50,13 @@ describeEach('G3 owed-notification claims are renewed on %s', (driver: DriverNam
     expect(first.deliveredAt).toBeUndefined();
     const claimedUntil = Date.parse(first.claimedUntil!);
     // Renewed past the first claim's end while the webhook is still held (no fixed sleep: the row says so).
-    await eventually(async () => Date.parse((await owed()).claimedUntil!) > claimedUntil + LEASE_MS, 10_000);
+    await eventually(async () => Date.parse((await owed()).claimedUntil!) > claimedUntil + LEASE_MS, 'Date.parse((await owed()).claimedUntil!) > claimedUntil + LEASE_MS', 10_000);
     expect(await app.moduleRef.get(OwedWork).deliverOwedNotifications()).toBe(0);
     expect(receiver.hits()).toBe(1);
 
     receiver.release({});
     await approving;
-    await eventually(async () => (await owed()).deliveredAt !== undefined, 10_000);
+    await eventually(async () => (await owed()).deliveredAt !== undefined, '(await owed()).deliveredAt !== undefined', 10_000);
     expect(receiver.hits()).toBe(1);
   }, 30_000);
 });

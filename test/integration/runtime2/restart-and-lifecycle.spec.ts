@@ -15,6 +15,7 @@ import { bootRuntime, deferred, within, type RuntimeApp } from '../runtime/runti
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
 import { AlreadyCompletedError } from '../../../src/index.js';
+import { eventually } from '../../support/eventually.js';
 
 const ENV_VARS = ['AGENT_HOOK_WEBHOOK_URL', 'AGENT_HOOK_WEBHOOK_TOKEN', 'AGENT_HOOK_WEBHOOK_EVENTS', 'AGENT_HOOK_WEBHOOK_RESPONSE_HANDLING', 'AGENT_HOOK_WEBHOOK_ON_ERROR'];
 const WEBHOOKS = { allowNetworks: ['127.0.0.1/32'] };
@@ -227,8 +228,7 @@ describe('restart and resume', () => {
     await untilOperation(app.store, operationId, waiting);
     const [item] = await app.store.interventions(operationId);
     const completing = app.runtime.completeDeferred(operationId, item!.toolCallId, { content: 'staged', success: true });
-    const deadline = Date.now() + 5_000;
-    while (!receiver.requests.some((r) => r.path === '/slow') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => receiver.requests.some((r) => r.path === '/slow'), 'the slow receiver to have the request');
     expect((await app.store.messages(operationId)).filter((m) => m.role === 'tool')).toEqual([]);
     expect(await app.store.placeholderState(operationId, item!.toolCallId)).toBe('empty');
     release.resolve();

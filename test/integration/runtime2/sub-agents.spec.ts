@@ -9,6 +9,7 @@ import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopba
 import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
 import { MAX_SUB_AGENT_DEPTH } from '../../../src/runtime/operation-runner.js';
 import { TOOL_CATALOG, type ToolCatalog } from '../../../src/runtime/tools/tool-types.js';
+import { until } from '../../support/eventually.js';
 
 let app: RuntimeApp;
 let receiver: LoopbackReceiver;
@@ -101,16 +102,11 @@ describe('sub-agents', () => {
 
   it('P5: after an approval resume of the child, only the bridge publishes into the parent (no pre-filled summary meanwhile)', async () => {
     const { operationId, done } = await app.runtime.execAgent({ agentId: 'boss', prompt: 'x' });
-    const childId = await within(
-      (async () => {
-        for (;;) {
-          const after = eventOf(app.events, operationId, 'afterCallAgent')?.payload as { subOperationId?: string } | undefined;
-          if (after?.subOperationId) return after.subOperationId;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      })(),
+    const childId = (await until(
+      () => (eventOf(app.events, operationId, 'afterCallAgent')?.payload as { subOperationId?: string } | undefined)?.subOperationId,
+      (id) => id !== undefined,
       'the child start',
-    );
+    ))!;
     await untilOperation(app.store, childId, waiting, 'the child');
     // While the child waits for its human, the parent waits too and holds no result for the call.
     expect((await app.store.getOperation(operationId))?.status).toBe('waiting');

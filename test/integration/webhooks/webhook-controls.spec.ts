@@ -19,6 +19,7 @@ import {
   type ToolControlPoint,
 } from '../../../src/index.js';
 import { QUEUED_WEBHOOK_DELIVERY, type QueuedWebhook } from '../../../src/webhooks/queued-delivery.port.js';
+import { eventually } from '../../support/eventually.js';
 
 type Responder = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -252,7 +253,7 @@ describe.each(['beforeToolCall', 'afterToolCall'] as const)('W11/W12 over HTTP a
       const before = received.length;
       const verdicting = verdictFor(point, [control(point, '/slow', onError, { timeout: 10 })], controller.signal);
       // Abort while the control is in flight: once the receiver has the request (it answers after 5 s).
-      while (!received.slice(before).some((r) => r.path === '/slow')) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually(() => received.slice(before).some((r) => r.path === '/slow'), 'the receiver to have the control request');
       controller.abort();
       const verdict = await verdicting;
       expect(verdict).toMatchObject({ outcome: 'control_error', errorCode: 'cancelled', reason: 'hook_control_error' });

@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { jest } from '@jest/globals';
 import { type HookDecision } from '../../../src/index.js';
 import { afterEvent, beforeEvent, boot, captureLogs, deferred, RecordingDelivery, stepEvent, type Booted } from './agent-test-kit.js';
+import { pause } from '../../support/eventually.js';
 
 let booted: Booted;
 let delivery: RecordingDelivery;
@@ -124,7 +125,7 @@ describe('A1 per-operation dispatch: concurrent operations do not block each oth
           type: 'afterToolCall',
           onError: 'block',
           handler: async () => {
-            await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 5)));
+            await pause(Math.floor(Math.random() * 5), 'handlers that finish in a random order');
             return { decision: 'deny', reason: `reason for ${op}` };
           },
         },

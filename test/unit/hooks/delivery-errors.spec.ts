@@ -14,6 +14,7 @@ import {
   type HookErrorEvent,
 } from '../../../src/index.js';
 import { afterEvent, beforeEvent, boot, captureLogs, deliveryError, envHook, RecordingDelivery, stepEvent, TestEnvironment, type Booted } from './agent-test-kit.js';
+import { pause } from '../../support/eventually.js';
 
 class PolicyStoreUnavailable extends Error {
   override readonly name = 'PolicyStoreUnavailable';
@@ -130,7 +131,7 @@ describe('D1 ordinary errors are logged and dispatch goes on', () => {
         type: 'afterStep',
         handler: async () => {
           events.push('slow:start');
-          await new Promise((resolve) => setTimeout(resolve, 10));
+          await pause(10, 'a slow handler');
           events.push('slow:end');
           throw new Error('late failure');
         },

@@ -27,6 +27,7 @@ import {
   type HookOutcomeRecord,
 } from '../../../src/index.js';
 import { EngineLifecycle } from '../../../src/runtime/engine-lifecycle.js';
+import { pause } from '../../support/eventually.js';
 
 const opened: TestingModule[] = [];
 
@@ -244,7 +245,7 @@ describe('E2 transform_tool_result: must return a ToolResultContext', () => {
       async second(inv: HookInvocation) {
         const r = inv.payloadAs(ToolResultContext);
         seen.push(`second<${r.result}>`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await pause(5, 'an asynchronous transform');
         return r.withResult(`${r.result}+b`);
       }
     }
@@ -794,7 +795,7 @@ describe('E6: failure_policy', () => {
     class Slow {
       @OnHook('on_run_end', { timeoutMs: 20 })
       async slow() {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await pause(200, 'a handler past its 20 ms timeout');
       }
     }
     const { dispatcher } = await boot(Slow);

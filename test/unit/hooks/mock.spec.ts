@@ -15,6 +15,7 @@ import {
   type ToolResult,
 } from '../../../src/index.js';
 import { beforeEvent, boot, captureLogs, envHook, RecordingDelivery, TestEnvironment, type Booted } from './agent-test-kit.js';
+import { pause } from '../../support/eventually.js';
 
 function mockHook(id: string, result: unknown, calls: string[]): AgentHook {
   return {
@@ -157,7 +158,7 @@ describe('M1 local mocking (dispatchBeforeToolCall)', () => {
         id: 'async-mock',
         type: 'beforeToolCall',
         handler: async (event) => {
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await pause(5, 'a mock decided asynchronously');
           event.mock({ content: 'async', success: true });
         },
       },

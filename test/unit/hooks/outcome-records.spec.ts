@@ -21,6 +21,7 @@ import {
   TestEnvironment,
   type Booted,
 } from './agent-test-kit.js';
+import { pause } from '../../support/eventually.js';
 
 const ALLOWED_KEYS = ['operationId', 'point', 'hookId', 'source', 'outcome', 'errorCode', 'latencyMs', 'transport'];
 const SECRET_ARG = 'super-secret-argument-value';
@@ -174,7 +175,7 @@ describe('DESIGN §5/§7 timeline: one outcome record per hook invocation; S1: n
   });
 
   it('§7 timeline: latencyMs measures the invocation (a 30 ms handler is not recorded as instant)', async () => {
-    booted.registry.register('op-1', [{ id: 'slow', type: 'afterStep', handler: () => new Promise((resolve) => setTimeout(resolve, 30)) }]);
+    booted.registry.register('op-1', [{ id: 'slow', type: 'afterStep', handler: () => pause(30, 'a slow handler') }]);
 
     await booted.dispatcher.dispatch('afterStep', stepEvent('op-1'));
 

@@ -3,6 +3,7 @@
  * flush and the process's exit write what is buffered at once (nothing is lost at `process.exit`).
  */
 import { batchedStdout } from '../../../src/server/ops/batched-stdout.js';
+import { eventually } from '../../support/eventually.js';
 
 function target() {
   const writes: string[] = [];
@@ -16,7 +17,7 @@ describe('batchedStdout', () => {
     destination.write('{"n":1}\n');
     destination.write('{"n":2}\n');
     expect(writes).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(() => writes.length > 0, 'the batch to be written');
     expect(writes).toEqual(['{"n":1}\n{"n":2}\n']);
   });
 

@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { JsonLogger } from '../../../src/server/ops/json-logger.js';
+import { pause } from '../../support/eventually.js';
 
 function capture(level = 'trace'): { logger: JsonLogger; lines: () => Record<string, unknown>[] } {
   const chunks: string[] = [];
@@ -43,7 +44,7 @@ describe('JsonLogger', () => {
     const { logger, lines } = capture();
     await logger.withRequest('req-1', async () => {
       logger.log('before', 'Api');
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      await pause(1, 'an await that leaves the synchronous context');
       logger.log('after', 'Api');
     });
     logger.log('outside', 'Api');
