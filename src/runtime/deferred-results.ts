@@ -53,11 +53,16 @@ export class DeferredResults {
     if (typeof result?.content !== 'string') throw new TypeError('result.content must be a string');
     if (result.success !== undefined && typeof result.success !== 'boolean') throw new TypeError('result.success must be a boolean');
     if (this.shutdown.stopped) throw new RuntimeShuttingDownError();
-    const operation = await this.store.getOperation(operationId);
+    // Independent reads, at once; what they found is judged in the same order as ever.
+    const [operation, items, placeholder] = await Promise.all([
+      this.store.getOperation(operationId),
+      this.store.interventions(operationId),
+      this.store.placeholderState(operationId, toolCallId),
+    ]);
     if (!operation) throw new UnknownOperationError(operationId);
-    const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
+    const item = items.find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
     if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'deferred call');
-    if ((await this.store.placeholderState(operationId, toolCallId)) !== 'empty') throw new AlreadyCompletedError(operationId, toolCallId);
+    if (placeholder !== 'empty') throw new AlreadyCompletedError(operationId, toolCallId);
     if (operation.status === 'completed') throw new OperationCompletedError(operationId, toolCallId);
     // Held (and renewed) for one lease: a dead decider's result is finished within the G2 bound.
     const claim = await DeferredClaim.take(this.store, operationId, toolCallId, claimantId(this.leases.instanceId), {
@@ -94,8 +99,8 @@ export class DeferredResults {
       const operationId = operation.id;
       const toolCallId = item.toolCallId;
       // Caller policy comes from the database; a read error propagates, never read as "no hooks" (L4).
-      await this.executor.restoreCallerHooks(operationId);
-      const assistant = (await this.store.messages(operationId)).find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === toolCallId));
+      const [, messages] = await Promise.all([this.executor.restoreCallerHooks(operationId), this.store.messages(operationId)]);
+      const assistant = messages.find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === toolCallId));
       const call = assistant?.toolCalls?.find((c) => c.id === toolCallId) ?? { id: toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
       const outcome = await this.tools.completeDeferred(
         {

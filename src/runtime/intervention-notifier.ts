@@ -44,6 +44,16 @@ export class InterventionNotifier {
   ) {}
 
   /**
+   * Whether anything here observes the points `owed` notifies (a hook of any family, an `events$`
+   * subscriber): if not, delivering them only records them delivered (E3), which nobody has to wait for.
+   */
+  observed(operationId: string, runContext: RunContext, owed: readonly OwedNotification[]): boolean {
+    if (owed.length === 0) return false;
+    const options = { operationId, runContext, environment: this.dispatcher.environmentSnapshot() };
+    return owed.some((notification) => this.dispatcher.isObserved(notification.point, options));
+  }
+
+  /**
    * Delivers the notifications a decision of this process owes, right after its commit. Delivered means the
    * hook ran under its own failure policy: a hook that failed is not retried (its error reaches the
    * decider, as before); only a crash leaves the row owed, for a reconciler.

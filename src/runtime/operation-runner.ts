@@ -437,8 +437,8 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
     terminalHolder?: string,
   ): Promise<{ operation: StoredOperation; item: StoredIntervention; decided: DurableDecision; claim: NotificationClaim }> {
     if (this.shutdown.stopped) throw new RuntimeShuttingDownError();
-    const operation = await this.operation(operationId);
-    const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'approval');
+    const [operation, items] = await Promise.all([this.operation(operationId), this.store.interventions(operationId)]);
+    const item = items.find((i) => i.toolCallId === toolCallId && i.kind === 'approval');
     if (!item) throw new UnknownInterventionError(operationId, toolCallId, 'approval');
     // A decided item stays `not_pending` after the end; an open one of a completed operation is G5's.
     if (item.status !== 'pending') throw new InterventionNotPendingError(operationId, toolCallId);
@@ -464,13 +464,20 @@ export class OperationRunner implements OnApplicationBootstrap, StepHost {
   /**
    * After a decision that made the operation runnable: its lease is taken first (local mode), so no
    * reconciler drives the approved call while a slow `afterHumanIntervention` is still being delivered;
-   * then the notification; then the step, under that lease. The decision is committed: a failing hook (a
+   * then the notification; then the step, under that lease. Nothing observing the notification, the step
+   * goes on at once and the decider does not wait for the owed row's record. The decision is committed: a failing hook (a
    * `fallback: 'none'` delivery) must not leave the run stuck — it goes on, and the error reaches the caller.
    */
   private notifyThenGoOn(operation: StoredOperation, item: StoredIntervention, live: LiveOperation, decided: DurableDecision, claim: NotificationClaim, detail: DecisionDetail): Promise<void> {
     const notify = () => this.notifier.deliverOwned(operation, item, live.runContext, decided.owed, detail, claim);
+    // Unobserved (E3): the owed rows committed with the decision (G3) are recorded delivered beside the step, unawaited.
+    const unobserved = !this.notifier.observed(operation.id, live.runContext, decided.owed);
     // In the operation's trace (O3): the notification's traceparent and the steps it lets go on.
-    return this.tracer.segment(operation, () => (decided.resumed ? this.scheduler.goOnAfter(notify, operation.id, live, this) : notify()));
+    return this.tracer.segment(operation, () => {
+      if (unobserved) this.shutdown.track(notify());
+      if (decided.resumed) return unobserved ? this.goOn(operation.id, live) : this.scheduler.goOnAfter(notify, operation.id, live, this);
+      return unobserved ? Promise.resolve() : notify();
+    });
   }
 
 

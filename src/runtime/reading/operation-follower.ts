@@ -75,15 +75,17 @@ export class OperationFollower {
         return; // purged meanwhile: nothing more will come
       }
       first = false;
-      for (const { seq, message } of await this.reader.messagesAfter(operationId, lastSeq)) {
+      // Pending items change with the version or while waiting (a decision is not a version bump).
+      const changed = operation.version !== lastVersion || operation.status === 'waiting';
+      // Both read after the operation, at once; emitted in order, the messages before the status.
+      const [messages, view] = await Promise.all([this.reader.messagesAfter(operationId, lastSeq), changed ? this.reader.view(operation) : undefined]);
+      for (const { seq, message } of messages) {
         if (handle.stopped) return;
         emit({ type: 'message', seq, message });
         lastSeq = seq;
       }
-      // Pending items change with the version or while waiting (a decision is not a version bump).
-      if (operation.version !== lastVersion || operation.status === 'waiting') {
+      if (view) {
         lastVersion = operation.version;
-        const view = await this.reader.view(operation);
         const key = JSON.stringify([view.status, view.reason, view.pendingTools]);
         if (key !== lastStatus && !handle.stopped) {
           emit({ type: 'status', operation: view });

@@ -180,3 +180,26 @@ describe('G3 durable decisions through the runtime', () => {
     expect(pointsOf(app.events, operationId, ['afterHumanIntervention'])).toEqual(['afterHumanIntervention']);
   });
 });
+
+describe('G3 / E3 a decision nothing observes', () => {
+  let quiet: RuntimeApp;
+  beforeEach(async () => {
+    // No subscriber: nothing in this app observes afterHumanIntervention.
+    quiet = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], observe: false, module: { recovery: { leaseMs: 300, reconcileEveryMs: 3_600_000 } } });
+  });
+  afterEach(() => quiet.close());
+
+  it('G3: an unobserved approval still commits its owed row with the decision, the run goes on, and the row is recorded delivered (nothing left for a reconciler)', async () => {
+    const { operationId, done } = await quiet.runtime.execAgent({ agentId: 'writer', prompt: 'write the report' });
+    await untilOperation(quiet.store, operationId, waiting);
+    const toolCallId = (await quiet.store.interventions(operationId))[0]!.toolCallId;
+    await quiet.runtime.approve(operationId, toolCallId);
+    expect(await within(done, 'done')).toMatchObject({ reason: 'done', content: 'wrote: written /tmp/report.txt' });
+    const { owed } = await quiet.moduleRef.get(RuntimeDatabase).stores();
+    // The row the decision committed (G3), recorded delivered by the decider, not left to lapse.
+    await eventually(async () => (await owed.list(operationId)).every((row) => row.deliveredAt !== undefined), 'the owed row recorded delivered');
+    expect(await owed.list(operationId)).toEqual([expect.objectContaining({ point: 'afterHumanIntervention', toolCallId, action: 'approve' })]);
+    expect(await quiet.moduleRef.get(OperationReconciler).reconcile()).toMatchObject({ notifications: 0 });
+    expect(quiet.events).toEqual([]);
+  });
+});
