@@ -1,12 +1,12 @@
 /**
- * The part of the AI SDK's provider specification (`LanguageModelV4`, and the V3 and V2 shapes it grew from)
+ * The part of the AI SDK's provider specification (`LanguageModelV4`, and the v3 and v2 shapes it grew from)
  * that the adapter uses, written out structurally so the package needs the AI SDK neither at run time nor
  * in its published types: a host without it loads and type-checks us unchanged, and a host with it passes
  * `anthropic('…')`, `openai.chat('…')`, `bedrock('…')`… as they are (a test pins that the SDK's own
  * `LanguageModelV4` and `LanguageModelV3` fit these types).
  *
- * Fields are the loosest the three versions agree on: V2 gives usage as plain numbers and the finish
- * reason as a string, V3 and V4 as objects.
+ * Fields are the loosest the three versions agree on: v2 gives usage as plain numbers and the finish
+ * reason as a string, v3 and v4 as objects.
  */
 
 /** The provider-level model an AI SDK provider package returns (not a gateway id string). */
@@ -76,7 +76,7 @@ export interface AiSdkCallOptions {
   providerOptions?: AiSdkProviderOptions;
 }
 
-/** V2: a number; V3/V4: `{ total, … }`. */
+/** v2: a number; v3/v4: `{ total, … }`. */
 export type AiSdkTokenCount = number | { total: number | undefined } | undefined;
 
 export interface AiSdkUsage {
@@ -84,7 +84,7 @@ export interface AiSdkUsage {
   outputTokens: AiSdkTokenCount;
 }
 
-/** V2: a string; V3/V4: `{ unified, raw }`. */
+/** v2: a string; v3/v4: `{ unified, raw }`. */
 export type AiSdkFinishReason = string | { unified: string; raw: string | undefined };
 
 /** One part of a generated answer or of a stream; only the fields the adapter reads. */
