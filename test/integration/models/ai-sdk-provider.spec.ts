@@ -206,7 +206,7 @@ describeAiSdk('DESIGN §12 an AI SDK provider through aiSdkChatModel (Node 22+)'
     const { operationId, done } = await runtime.execAgent({ agentId: 'assistant', prompt: 'hello' });
     expect(await within(done, 'the run')).toMatchObject({ reason: 'error' });
     expect(server.calls).toHaveLength(1);
-    expect((await app!.store.getOperation(operationId))?.error).toEqual({ type: 'ModelError', summary: 'model gpt-aisdk answered HTTP 400' });
+    expect((await app!.runtime.get(operationId))?.error).toEqual({ type: 'ModelError', summary: 'model gpt-aisdk answered HTTP 400' });
     expect(await traces(operationId)).not.toContain(BODY_MARKER);
   });
 
