@@ -12,6 +12,7 @@ import type { LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
 import { expectTypeOf } from 'expect-type';
 import { ModelError, aiSdkChatModel, type AiSdkLanguageModel, type ChatRequest } from '../../../src/index.js';
 import type { AiSdkCallOptions, AiSdkGenerateResult, AiSdkPart } from '../../../src/runtime/models/ai-sdk-language-model.js';
+import { checkedCodeModels } from '../../../src/runtime/models/code-models.js';
 import { attemptFailure } from '../../../src/runtime/models/model-retry-policy.js';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src');
@@ -220,5 +221,8 @@ describe('DESIGN §12 the AI SDK adapter (aiSdkChatModel)', () => {
     expect(() => aiSdkChatModel({ specificationVersion: 'v4' } as unknown as AiSdkLanguageModel)).toThrow(/not an AI SDK language model/);
     expect(() => aiSdkChatModel({ ...fakeModel({}), specificationVersion: 'v1' } as unknown as AiSdkLanguageModel)).toThrow(/unsupported AI SDK specification version/);
     expect(() => aiSdkChatModel(fakeModel({}), { costPerInputTokenUsd: -1 })).toThrow(ModelError);
+    // Given to forRoot({ models }) unwrapped, the boot error says how to wrap it.
+    expect(() => checkedCodeModels({ main: fakeModel({}) })).toThrow(/"main" is not a ChatModel.*aiSdkChatModel\(model\)/);
+    expect(Object.keys(checkedCodeModels({ main: aiSdkChatModel(fakeModel({})) }))).toEqual(['main']);
   });
 });
