@@ -92,6 +92,8 @@ class AiSdkChatModel implements ChatModel {
     // A provider that ignores its signal still stops being read: a cancelled reader ends the pending read.
     const stop = (): void => void Promise.resolve(reader.cancel()).catch(() => undefined);
     signal?.addEventListener('abort', stop, { once: true });
+    // Aborted between the stream's opening and the listener: no event will come, so stop now.
+    if (signal?.aborted) stop();
     let content = '';
     const toolCalls: ModelToolCall[] = [];
     let finishReason: AiSdkFinishReason | undefined;
