@@ -1,11 +1,13 @@
 // Hook and tracing overhead on a real run: a 10-step scripted run (one local tool per step) on SQLite.
 // - hooks: a no-op hook on every point the run fires (both families) vs none (goal ≤ 1.2);
+// - model hooks: one no-op hook on each model-call point a step fires (beforeModelCall, afterModelCall,
+//   before_model_request, after_model_response: SPEC K1) vs none;
 // - tracing, no SDK (SPEC O5): `@opentelemetry/api` loaded, no SDK registered vs tracing off (the API
 //   absent, as without the optional peer) — goal ≤ 1.02;
 // - tracing with an SDK: a tracer provider with a BatchSpanProcessor and the in-memory exporter vs tracing
 //   off — goal ≤ 1.15. It includes the host's AsyncLocalStorage context manager: on Node 20 a hook on each
 //   of the run's ~1,400 promises, 3–6% of this run with no span at all (measured on 2026-12-01).
-//   npm run bench:runtime   → last line `RESULT runtime hooks-overhead=<r> tracing-no-sdk=<r> tracing-sdk=<r>`
+//   npm run bench:runtime   → last line `RESULT runtime hooks-overhead=<r> tracing-no-sdk=<r> tracing-sdk=<r> model-hooks-overhead=<r>`
 //
 // How it is measured, so that two runs on a shared machine agree within a few percent:
 // - each variant (off, no SDK, SDK, hooks) runs in child processes of its own (BENCH_PROCESSES, each with
@@ -33,7 +35,9 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 24);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4);
 const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 4);
-const VARIANTS = ['off', 'noSdk', 'sdk', 'hooks'];
+const VARIANTS = ['off', 'noSdk', 'sdk', 'hooks', 'modelHooks'];
+/** The model-call points a step fires (`onModelCallError` only on a failure). */
+const MODEL_POINTS = ['before_model_request', 'beforeModelCall', 'after_model_response', 'afterModelCall'];
 
 if (process.env.BENCH_VARIANT) await variant(process.env.BENCH_VARIANT, process.env.BENCH_DIR, process.env.BENCH_COPY);
 else await main();
@@ -52,7 +56,7 @@ async function main() {
     children.push(...(await Promise.all(starting)));
     /** rounds[variant][round] = { wall, cpu }: ms per run, mean over the variant's processes. */
     const rounds = Object.fromEntries(VARIANTS.map((v) => [v, []]));
-    const seen = { spans: 0, sdkRuns: 0, hookCalls: 0, hookRuns: 0 };
+    const seen = { spans: 0, sdkRuns: 0, hookCalls: 0, hookRuns: 0, modelHookCalls: 0, modelHookRuns: 0 };
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
       const sums = Object.fromEntries(VARIANTS.map((v) => [v, { wall: 0, cpu: 0 }]));
       await Promise.all(children.map((child) => child.ask({ startRound: true })));
@@ -78,6 +82,10 @@ async function main() {
           seen.hookCalls += end.hookCalls;
           seen.hookRuns += RUNS;
         }
+        if (child.name === 'modelHooks') {
+          seen.modelHookCalls += end.hookCalls;
+          seen.modelHookRuns += RUNS;
+        }
       }
       if (round >= WARMUP) for (const v of VARIANTS) rounds[v].push(sums[v]);
     }
@@ -85,9 +93,11 @@ async function main() {
     const callsPerRun = seen.hookCalls / seen.hookRuns;
     if (spansPerRun < 10) throw new Error(`expected spans with the SDK registered, saw ${spansPerRun} per run`);
     if (callsPerRun < 50) throw new Error(`expected the hooks to fire on every point, saw ${callsPerRun} calls per run`);
+    const modelCallsPerRun = seen.modelHookCalls / seen.modelHookRuns;
+    if (modelCallsPerRun !== 10 * MODEL_POINTS.length) throw new Error(`expected ${10 * MODEL_POINTS.length} model hook calls per run, saw ${modelCallsPerRun}`);
 
     const ratios = (name, base, key) => rounds[name].map((r, round) => r[key] / rounds[base][round][key]);
-    const pairs = { hooks: ['hooks', 'noSdk'], noSdk: ['noSdk', 'off'], sdk: ['sdk', 'off'] };
+    const pairs = { hooks: ['hooks', 'noSdk'], noSdk: ['noSdk', 'off'], sdk: ['sdk', 'off'], modelHooks: ['modelHooks', 'noSdk'] };
     const cpu = Object.fromEntries(Object.entries(pairs).map(([k, [v, b]]) => [k, stats(ratios(v, b, 'cpu'))]));
     const wall = Object.fromEntries(Object.entries(pairs).map(([k, [v, b]]) => [k, stats(ratios(v, b, 'wall'))]));
     const ms = (name) => {
@@ -96,13 +106,13 @@ async function main() {
     };
     const spread = (s) => `${s.median.toFixed(3)} (IQR ${s.q1.toFixed(3)}–${s.q3.toFixed(3)}, min–max ${s.min.toFixed(3)}–${s.max.toFixed(3)})`;
     console.log(`${ROUNDS} rounds × ${PROCESSES} processes × ${RUNS} runs per variant (${WARMUP} warm-up rounds discarded), one SQLite file per process, rotating order`);
-    console.log(`10-step run, median per round: tracing off ${ms('off')}   API without an SDK ${ms('noSdk')}   SDK + BatchSpanProcessor + in-memory exporter (${spansPerRun.toFixed(0)} spans per run) ${ms('sdk')}   no-op hook on every point (${callsPerRun} hook calls per run, API without an SDK) ${ms('hooks')}`);
+    console.log(`10-step run, median per round: tracing off ${ms('off')}   API without an SDK ${ms('noSdk')}   SDK + BatchSpanProcessor + in-memory exporter (${spansPerRun.toFixed(0)} spans per run) ${ms('sdk')}   no-op hook on every point (${callsPerRun} hook calls per run, API without an SDK) ${ms('hooks')}   one no-op hook on each model-call point (${modelCallsPerRun} calls per run) ${ms('modelHooks')}`);
     // What a span costs in a real run, to read beside bench:tracing (the same spans, nothing else running).
     const medianCpu = (name) => quantile(rounds[name].map((r) => r.cpu), 0.5);
     console.log(`SDK: ${(((medianCpu('sdk') - medianCpu('off')) * 1000) / spansPerRun).toFixed(1)} µs of CPU per span in the run, the context manager included (SDK − off, per-run medians ÷ ${spansPerRun.toFixed(0)} spans)`);
-    console.log(`per-round CPU ratios: hooks ${spread(cpu.hooks)}   tracing no SDK ${spread(cpu.noSdk)}   SDK ${spread(cpu.sdk)}`);
-    console.log(`per-round wall-clock ratios (noisy on a shared machine): hooks ${spread(wall.hooks)}   tracing no SDK ${spread(wall.noSdk)}   SDK ${spread(wall.sdk)}`);
-    console.log(`RESULT runtime hooks-overhead=${cpu.hooks.median.toFixed(2)} tracing-no-sdk=${cpu.noSdk.median.toFixed(2)} tracing-sdk=${cpu.sdk.median.toFixed(2)}`);
+    console.log(`per-round CPU ratios: hooks ${spread(cpu.hooks)}   tracing no SDK ${spread(cpu.noSdk)}   SDK ${spread(cpu.sdk)}   model hooks ${spread(cpu.modelHooks)}`);
+    console.log(`per-round wall-clock ratios (noisy on a shared machine): hooks ${spread(wall.hooks)}   tracing no SDK ${spread(wall.noSdk)}   SDK ${spread(wall.sdk)}   model hooks ${spread(wall.modelHooks)}`);
+    console.log(`RESULT runtime hooks-overhead=${cpu.hooks.median.toFixed(2)} tracing-no-sdk=${cpu.noSdk.median.toFixed(2)} tracing-sdk=${cpu.sdk.median.toFixed(2)} model-hooks-overhead=${cpu.modelHooks.median.toFixed(2)}`);
   } finally {
     await Promise.all(children.map((c) => c.close()));
     rmSync(dir, { recursive: true, force: true });
@@ -181,6 +191,16 @@ async function variant(name, dir, copy) {
   }
   Injectable()(NoopHooks);
 
+  // One no-op hook on each model-call point (the modelHooks variant).
+  class NoopModelHooks {}
+  for (const point of MODEL_POINTS) {
+    NoopModelHooks.prototype[point] = () => {
+      hookCalls++;
+    };
+    decorate(NoopModelHooks, point, OnHook(point));
+  }
+  Injectable()(NoopModelHooks);
+
   // The SDK as a host registers it, before the app starts: every span of this process is recorded.
   let sdk;
   if (name === 'sdk') {
@@ -197,7 +217,7 @@ async function variant(name, dir, copy) {
 
   let builder = Test.createTestingModule({
     imports: [AgentHooksModule.forRoot({ database: `sqlite:${join(dir, `${name}-${copy}.sqlite`)}`, configFile: join(dir, 'agents.yaml') })],
-    providers: name === 'hooks' ? [BenchTools, NoopHooks] : [BenchTools],
+    providers: name === 'hooks' ? [BenchTools, NoopHooks] : name === 'modelHooks' ? [BenchTools, NoopModelHooks] : [BenchTools],
   });
   // Tracing off: the optional `@opentelemetry/api` treated as absent.
   if (name === 'off') builder = builder.overrideProvider(OPEN_TELEMETRY).useValue(null);

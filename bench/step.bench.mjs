@@ -9,6 +9,9 @@
 // transaction with its pg_notify on PostgreSQL; the completion. It does no hooks, no model, no tools: it is
 // the floor a durable engine writing the same rows can reach, not a peer.
 //   npm run bench:step → last line `RESULT step pg-statements=<n> pg-cpu-ms=<n> sqlite-cpu-ms=<n> pg-ops-per-s=<n> …`
+// The same runtime with one no-op hook on each model-call point (beforeModelCall, afterModelCall,
+// before_model_request, after_model_response: SPEC K1) is measured right after the one without: the
+// `…-model-hooks-…` keys, and their ratios to the runtime without model hooks.
 // (20 in flight, the issue's workload; BENCH_TRACE=1 lists the PostgreSQL statements per step, BENCH_ONLY=pg|sqlite
 // runs our runtime alone, for `node --cpu-prof`).
 import 'reflect-metadata';
@@ -20,7 +23,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { AgentHooksModule, AgentRuntime, Tool } from '../dist/index.js';
+import { AgentHooksModule, AgentRuntime, OnHook, Tool } from '../dist/index.js';
 
 const OPS = Number(process.env.BENCH_OPS ?? 100);
 const STEPS = 10;
@@ -79,6 +82,18 @@ class BenchTools {
 decorate(BenchTools, 'work', Tool({ identifier: 'bench', apiName: 'work', description: 'no-op', parameters: { type: 'object', properties: { n: { type: 'number' } } } }));
 Injectable()(BenchTools);
 
+/** One no-op hook on each model-call point that a step fires (K1); `onModelCallError` never fires here. */
+const MODEL_POINTS = ['before_model_request', 'beforeModelCall', 'after_model_response', 'afterModelCall'];
+let modelHookCalls = 0;
+class NoopModelHooks {}
+for (const point of MODEL_POINTS) {
+  NoopModelHooks.prototype[point] = () => {
+    modelHookCalls++;
+  };
+  decorate(NoopModelHooks, point, OnHook(point));
+}
+Injectable()(NoopModelHooks);
+
 /** Runs `ops` operations, `inFlight` at a time, through `runOne`; what it cost per step. */
 async function measure(ops, inFlight, runOne) {
   let next = 0;
@@ -101,9 +116,9 @@ async function measure(ops, inFlight, runOne) {
   return { statements: (statements - startStatements) / steps, cpuMs: (used.user + used.system) / 1000 / steps, opsPerS: ops / seconds };
 }
 
-async function ours(database) {
+async function ours(database, { modelHooks = false } = {}) {
   class BenchModule {}
-  Module({ imports: [AgentHooksModule.forRoot({ database, configFile: join(dir, 'agents.yaml') })], providers: [BenchTools] })(BenchModule);
+  Module({ imports: [AgentHooksModule.forRoot({ database, configFile: join(dir, 'agents.yaml') })], providers: modelHooks ? [BenchTools, NoopModelHooks] : [BenchTools] })(BenchModule);
   const app = await NestFactory.createApplicationContext(BenchModule, { logger: false });
   await app.init();
   const runtime = app.get(AgentRuntime);
@@ -230,11 +245,14 @@ async function run(label, subject) {
 
 const stamp = Date.now().toString(36);
 const pgSchema = `agent_hooks_step_bench_${stamp}`;
+const pgHooksSchema = `agent_hooks_step_hooks_${stamp}`;
 const pgBaseSchema = `agent_hooks_step_base_${stamp}`;
 let pgOurs;
 let pgBase;
 let sqliteOurs;
 let sqliteBase;
+let pgHooks;
+let sqliteHooks;
 try {
   const pgUrl = new URL(DATABASE_URL);
   pgUrl.searchParams.set('schema', pgSchema);
@@ -243,13 +261,22 @@ try {
   if (only === 'pg') await run('ours pg', await ours(pgUrl.toString()));
   if (only === 'sqlite') await run('ours sqlite', await ours(`sqlite:${join(dir, 'ours.sqlite')}`));
   if (only === undefined) {
+    const pgHooksUrl = new URL(pgUrl);
+    pgHooksUrl.searchParams.set('schema', pgHooksSchema);
     pgOurs = await run('ours pg', await ours(pgUrl.toString()));
+    pgHooks = await run('ours pg +model', await ours(pgHooksUrl.toString(), { modelHooks: true }));
     pgBase = await run('plain-sql pg', await pgBaseline(pgBaseSchema));
     sqliteOurs = await run('ours sqlite', await ours(`sqlite:${join(dir, 'ours.sqlite')}`));
+    const callsBefore = modelHookCalls;
+    sqliteHooks = await run('ours sqlite +model', await ours(`sqlite:${join(dir, 'hooks.sqlite')}`, { modelHooks: true }));
     sqliteBase = await run('plain-sql sqlite', sqliteBaseline(join(dir, 'base.sqlite')));
+    // Each model call of the SQLite pass (warm-up, 1 and 20 in flight) went through the four hooks.
+    const sqliteCalls = Math.min(30, OPS) + Math.max(5, Math.floor(OPS / 3)) + OPS;
+    if (modelHookCalls - callsBefore !== sqliteCalls * STEPS * MODEL_POINTS.length) throw new Error(`expected ${sqliteCalls * STEPS * MODEL_POINTS.length} model hook calls, saw ${modelHookCalls - callsBefore}`);
   }
 } finally {
   await dropSchema(pgSchema).catch(() => undefined);
+  await dropSchema(pgHooksSchema).catch(() => undefined);
   await dropSchema(pgBaseSchema).catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 }
@@ -264,5 +291,10 @@ console.log(
   `vs plain SQL (same run, 20 in flight): pg CPU/step ${(pgCpu / pgBase.c20.cpuMs).toFixed(2)}×  pg operations/s ${(pgOps / pgBase.c20.opsPerS).toFixed(2)}×  sqlite CPU/step ${(sqliteCpu / sqliteBase.c20.cpuMs).toFixed(2)}×`,
 );
 console.log(
-  `RESULT step pg-statements=${pgStatements.toFixed(2)} pg-cpu-ms=${pgCpu.toFixed(3)} sqlite-cpu-ms=${sqliteCpu.toFixed(3)} pg-ops-per-s=${pgOps.toFixed(1)} pg-ops-vs-plain-sql=${(pgOps / pgBase.c20.opsPerS).toFixed(2)}`,
+  `one no-op hook on each model-call point vs none (same run, 20 in flight): pg statements/step ${pgHooks.c20.statements.toFixed(2)} vs ${pgStatements.toFixed(2)}  pg CPU/step ${(pgHooks.c20.cpuMs / pgCpu).toFixed(2)}×  sqlite CPU/step ${(sqliteHooks.c20.cpuMs / sqliteCpu).toFixed(2)}×`,
+);
+console.log(
+  `RESULT step pg-statements=${pgStatements.toFixed(2)} pg-cpu-ms=${pgCpu.toFixed(3)} sqlite-cpu-ms=${sqliteCpu.toFixed(3)} pg-ops-per-s=${pgOps.toFixed(1)} pg-ops-vs-plain-sql=${(pgOps / pgBase.c20.opsPerS).toFixed(2)}` +
+    ` pg-model-hooks-statements=${pgHooks.c20.statements.toFixed(2)} pg-model-hooks-cpu-ms=${pgHooks.c20.cpuMs.toFixed(3)} sqlite-model-hooks-cpu-ms=${sqliteHooks.c20.cpuMs.toFixed(3)}` +
+    ` pg-model-hooks-cpu-ratio=${(pgHooks.c20.cpuMs / pgCpu).toFixed(2)} sqlite-model-hooks-cpu-ratio=${(sqliteHooks.c20.cpuMs / sqliteCpu).toFixed(2)}`,
 );

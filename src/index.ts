@@ -156,6 +156,10 @@ export type {
   ModelToolSpec,
   ModelErrorDetails,
 } from './runtime/models/chat-model.js';
+// Any AI SDK provider as a ChatModel (DESIGN §12): structural types only, nothing of the SDK is loaded
+export { aiSdkChatModel } from './runtime/models/ai-sdk-chat-model.js';
+export type { AiSdkChatModelOptions, AiSdkCallSettings } from './runtime/models/ai-sdk-chat-model.js';
+export type { AiSdkLanguageModel } from './runtime/models/ai-sdk-language-model.js';
 export { AgentsConfigError } from './config/config-error.js';
 export { EnvironmentSettingError } from './config/environment/environment-setting-error.js';
 export type { SettingProblem } from './config/environment/environment-setting-error.js';

@@ -31,6 +31,7 @@ const VALUES = {
   persistence: ['AGENT_HOOKS_ENTITIES', 'AGENT_HOOKS_MIGRATIONS', 'runAgentHooksMigrations'],
   hostPorts: ['USER_DIRECTORY', 'QUEUED_WEBHOOK_DELIVERY'],
   payloads: ['redactResultForEvents'],
+  models: ['aiSdkChatModel'],
   errors: [
     'HookFailedError',
     'HookConfigurationError',
@@ -135,6 +136,9 @@ export type PublicTypes = [
   Api.ModelToolCall,
   Api.ModelToolSpec,
   Api.ModelErrorDetails,
+  Api.AiSdkLanguageModel,
+  Api.AiSdkChatModelOptions,
+  Api.AiSdkCallSettings,
 ];
 
 /** Internals that must not be importable from the package root. */
@@ -174,6 +178,12 @@ describe('DESIGN §6 the public surface', () => {
     expectTypeOf<Api.ChatMessage['role']>().toEqualTypeOf<'system' | 'user' | 'assistant' | 'tool'>();
     expectTypeOf<NonNullable<Api.AgentHooksModuleOptions['models']>>().toEqualTypeOf<Record<string, Api.ChatModel>>();
     expect(typeof api.ModelError).toBe('function');
+  });
+
+  it('DESIGN §12: the AI SDK adapter is exported from the root: aiSdkChatModel(model, options?) gives a ChatModel', () => {
+    expectTypeOf(api.aiSdkChatModel).parameters.toEqualTypeOf<[Api.AiSdkLanguageModel, Api.AiSdkChatModelOptions?]>();
+    expectTypeOf(api.aiSdkChatModel).returns.toEqualTypeOf<Api.ChatModel>();
+    expect(typeof api.aiSdkChatModel).toBe('function');
   });
 
   it('exports exactly the documented values', () => {

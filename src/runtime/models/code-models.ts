@@ -17,9 +17,15 @@ export function checkedCodeModels(models: unknown): CodeModels {
   for (const [name, model] of Object.entries(models)) {
     if (model === null || typeof model !== 'object' || typeof (model as { complete?: unknown }).complete !== 'function') {
       // The name is the host's own key, safe to show; the value is never printed.
-      throw new ModelError('configuration', `AgentHooksModule.forRoot({ models }): "${name}" is not a ChatModel (an object with a complete(request, options) function)`);
+      const hint = isAiSdkModel(model) ? '; an AI SDK model is wrapped with aiSdkChatModel(model)' : '';
+      throw new ModelError('configuration', `AgentHooksModule.forRoot({ models }): "${name}" is not a ChatModel (an object with a complete(request, options) function)${hint}`);
     }
     checked[name] = model as ChatModel;
   }
   return checked;
+}
+
+/** A provider-level AI SDK model given as it is, the likeliest mistake with the adapter. */
+function isAiSdkModel(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && typeof (value as { doGenerate?: unknown }).doGenerate === 'function' && typeof (value as { specificationVersion?: unknown }).specificationVersion === 'string';
 }

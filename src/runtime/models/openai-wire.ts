@@ -124,8 +124,11 @@ export function fromWireResponse(body: unknown, names: ToolNameTable): WireAnswe
   };
 }
 
-/** Arguments arrive as a JSON string; some compatible servers send the object itself. */
-function parseArguments(raw: unknown): { args: Record<string, unknown>; invalidArgs?: string } {
+/**
+ * Arguments arrive as a JSON string; some compatible servers send the object itself. Shared with the AI SDK
+ * adapter, whose tool calls carry the same JSON string.
+ */
+export function parseArguments(raw: unknown): { args: Record<string, unknown>; invalidArgs?: string } {
   if (raw === undefined || raw === null) return { args: {} };
   let value: unknown = raw;
   if (typeof raw === 'string') {

@@ -12,6 +12,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { AgentHooksModule, HookDispatcher, HookFailedError, type HookOutcomeRecord } from '../../../src/index.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
+import { completion, sendJson, startChatCompletionsServer } from '../models/chat-completions-server.js';
 import { CONTEXT7_DOCS, LONG_WIKI_PAGE, startContext7, startDeepwiki, type ResearchServer } from './research-mcp-servers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/enterprise-knowledge-assistant/', import.meta.url));
@@ -32,27 +33,32 @@ let context7: ResearchServer;
 let deepwiki: ResearchServer;
 let moduleRef: TestingModule | undefined;
 
-/** The example's agents.yaml with its two server URLs replaced by the test servers'. */
-function exampleConfig(): string {
+/**
+ * The example's agents.yaml with its two server URLs replaced by the test servers', and — when given — its
+ * scripted `research` model replaced by another model entry (one line of YAML flow mapping).
+ */
+function exampleConfig(researchModel?: string): string {
   const text = readFileSync(join(EXAMPLE, 'agents.yaml'), 'utf8');
-  const replaced = text
+  let replaced = text
     .replace(/(context7: \{ url: )"[^"]+"/, `$1"${context7.url}"`)
     .replace(/(deepwiki: \{ url: )"[^"]+"/, `$1"${deepwiki.url}"`);
+  if (researchModel !== undefined) replaced = replaced.replace(/^ {2}research:\n(?: {4}.*\n)+/m, `  research: ${researchModel}\n`);
   // Fails loudly if the example's layout changes and the substitution silently stops applying.
   expect(replaced).toContain(context7.url);
   expect(replaced).toContain(deepwiki.url);
+  if (researchModel !== undefined) expect(replaced).toContain(`research: ${researchModel}`);
   const file = join(dir, 'agents.yaml');
   writeFileSync(file, replaced);
   return file;
 }
 
-async function compileExample(): Promise<{ ref: TestingModule; logLines: string[] }> {
+async function compileExample(researchModel?: string): Promise<{ ref: TestingModule; logLines: string[] }> {
   const logLines: string[] = [];
   const keep = (level: string) => (message: unknown, ...rest: unknown[]) => void logLines.push(`${level} ${[message, ...rest].map(String).join(' ')}`);
   const ref = await Test.createTestingModule({
     imports: [
       AgentHooksModule.forRoot({
-        configFile: exampleConfig(),
+        configFile: exampleConfig(researchModel),
         pluginsFile: join(EXAMPLE, 'plugins', 'plugins.toml'),
         database: `sqlite:${join(dir, 'db.sqlite')}`,
       }),
@@ -166,5 +172,52 @@ describe('X enterprise knowledge assistant', () => {
     expect((error as Error).message).toContain('research_hooks.validate_environment');
     expect((error as Error).message).not.toContain(ANTHROPIC_KEY);
     expect(String((error as Error).cause)).not.toContain(ANTHROPIC_KEY);
+  });
+
+  it('X/K1: the example\'s redact_pii (before_model_request) keeps e-mail, card and phone numbers from the model provider, in the prompt and in earlier tool calls', async () => {
+    env.ANTHROPIC_API_KEY = ANTHROPIC_KEY;
+    env.CONTEXT7_API_KEY = CONTEXT7_KEY;
+    // A provider on loopback stands in for the scripted model, so the test sees every request that leaves.
+    const provider = await startChatCompletionsServer();
+    const email = 'jane.doe@example.com';
+    const turns = [
+      // The model echoes personal data into a tool call's arguments: the next request replays that call.
+      { content: null, tool_calls: [{ id: 'call_docs', type: 'function', function: { name: 'context7__get-library-docs', arguments: JSON.stringify({ libraryId: '/nestjs/docs', topic: `providers for ${email}` }) } }] },
+      { content: 'Providers are classes Nest can inject.' },
+    ];
+    provider.handle((_call, res) => sendJson(res, 200, completion(turns[provider.calls.length - 1]!, { prompt_tokens: 10, completion_tokens: 5 })));
+    for (const target of [env, process.env]) {
+      target.X_MODEL_URL = provider.baseUrl;
+      target.X_MODEL_KEY = 'x-model-key-51c0';
+    }
+    try {
+      const { ref } = await compileExample('{ provider: openai, model: gpt-redact, baseUrlEnv: X_MODEL_URL, apiKeyEnv: X_MODEL_KEY }');
+      await ref.init();
+      const outcomes: HookOutcomeRecord[] = [];
+      const subscription = ref.get(HookDispatcher).outcomes$.subscribe((record) => outcomes.push(record));
+      const prompt = `How do providers work? Reply to ${email} or +1 415 555 0100; bill card 4111 1111 1111 1111. Order 1700000000000 from 2026-11-30.`;
+      const result = await ref.get(AgentRuntime).run(prompt, { agentId: 'researcher' });
+      subscription.unsubscribe();
+
+      expect(result).toMatchObject({ reason: 'done', content: 'Providers are classes Nest can inject.' });
+      expect(provider.calls).toHaveLength(2);
+      const wire = JSON.stringify(provider.calls.map((call) => call.body));
+      for (const secret of [email, '415 555 0100', '4111 1111 1111 1111']) expect(wire).not.toContain(secret);
+      // Only the personal data went: the order number (no valid check digit) and the date are kept.
+      expect(provider.calls[0]!.body.messages.find((m: { role: string }) => m.role === 'user').content).toBe(
+        'How do providers work? Reply to [email] or [phone]; bill card [card number]. Order 1700000000000 from 2026-11-30.',
+      );
+      const replayed = provider.calls[1]!.body.messages.find((m: { role: string }) => m.role === 'assistant');
+      expect(JSON.parse(replayed.tool_calls[0].function.arguments)).toEqual({ libraryId: '/nestjs/docs', topic: 'providers for [email]' });
+      // The tool ran with the model's own arguments, and the conversation keeps the user's words: only what leaves is redacted.
+      expect(context7.toolCalls).toEqual(['get-library-docs']);
+      const stored = await ref.get<RuntimeStore>(RUNTIME_STORE).messages(result.operationId);
+      expect(stored.find((m) => m.role === 'user')?.content).toBe(prompt);
+      expect(outcomes.filter((o) => o.hookId === 'research_hooks.redact_pii').map((o) => o.outcome)).toEqual(['ok', 'ok']);
+    } finally {
+      delete process.env.X_MODEL_URL;
+      delete process.env.X_MODEL_KEY;
+      await provider.close();
+    }
   });
 });
