@@ -201,15 +201,16 @@ describeEach('K5 streaming on %s', (driver) => {
   it('K5/K4: an attempt cut mid-stream is retried; what was sent is not sent again, and the deltas still concatenate to the content', async () => {
     let attempt = 0;
     const start = deferred();
-    llm.handle(async (_call, res) => {
-      await start.promise;
-      const stream = openStream(res);
-      attempt++;
-      stream.send(chunk({ content: 'Hello' }));
-      if (attempt === 1) return stream.end(false); // cut before the answer finished: a network error, retried
-      stream.send(chunk({ content: ', world' }));
-      stream.send(chunk({}, 'stop'));
-      stream.end();
+    llm.handle((_call, res) => {
+      void start.promise.then(() => {
+        const stream = openStream(res);
+        attempt++;
+        stream.send(chunk({ content: 'Hello' }));
+        if (attempt === 1) return stream.end(false); // cut before the answer finished: a network error, retried
+        stream.send(chunk({ content: ', world' }));
+        stream.send(chunk({}, 'stop'));
+        stream.end();
+      });
     });
     const { operationId, done } = await runtime.execAgent({ agentId: 'writer', prompt: 'again', ownerId: OWNER });
     const library = record(runtime.events(operationId));
