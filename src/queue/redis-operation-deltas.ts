@@ -129,7 +129,8 @@ export class RedisOperationDeltas implements OperationDeltas {
   private async connect(role: string): Promise<Redis> {
     const { Redis } = await import('ioredis');
     // A command fails after one reconnect attempt instead of waiting for Redis without end: a delta is worth little late.
-    const redis = new Redis({ ...(redisConnection(this.settings.redis) as Record<string, unknown>), maxRetriesPerRequest: 1 });
+    // Named, so an operator (or a test) can tell the connection apart in CLIENT LIST.
+    const redis = new Redis({ ...(redisConnection(this.settings.redis) as Record<string, unknown>), maxRetriesPerRequest: 1, connectionName: `${this.settings.prefix}:deltas-${role}` });
     // Redis going away is expected (pub/sub re-subscribes on reconnect): the type once per error, never details.
     redis.on('error', (error: unknown) => this.logger.warn(`deltas ${role}: ${errorType(error)}`));
     return redis;
