@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
+import { TextDecoder } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Module } from '@nestjs/common';
@@ -73,7 +74,8 @@ process.env.BENCH_LLM_KEY = 'bench';
 /** One SSE stream read as it arrives: the time of each delta, the text, and when the user message came. */
 async function follow(url, onOpen) {
   const response = await fetch(url);
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
   const deltas = [];
   let text = '';
   let buffer = '';
@@ -82,7 +84,7 @@ async function follow(url, onOpen) {
     const { done, value } = await reader.read();
     if (done) break;
     const now = performance.now();
-    buffer += value;
+    buffer += decoder.decode(value, { stream: true });
     let end;
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, end);
