@@ -109,20 +109,30 @@ export class RedisOperationDeltas implements OperationDeltas {
   }
 
   private openPublisher(): Promise<Redis> {
-    this.publisher ??= this.connect('publisher');
+    this.publisher ??= this.connect('publisher').catch((error: unknown) => {
+      // The next delta tries again; those of this attempt are lost, the message is not.
+      this.publisher = undefined;
+      throw error;
+    });
     return this.publisher;
   }
 
   private openSubscriber(): Promise<Redis> {
-    this.subscriber ??= this.connect('subscriber').then((redis) => {
+    this.subscriber ??= this.connect('subscriber').then(
+      (redis) => {
       const prefix = `${this.settings.prefix}:deltas:`;
-      redis.on('message', (channel: string, message: string) => {
-        if (!channel.startsWith(prefix)) return;
-        const delta = parsedDelta(message);
-        if (delta) this.local.publish(channel.slice(prefix.length), delta);
-      });
-      return redis;
-    });
+        redis.on('message', (channel: string, message: string) => {
+          if (!channel.startsWith(prefix)) return;
+          const delta = parsedDelta(message);
+          if (delta) this.local.publish(channel.slice(prefix.length), delta);
+        });
+        return redis;
+      },
+      (error: unknown) => {
+        this.subscriber = undefined;
+        throw error;
+      },
+    );
     return this.subscriber;
   }
 
@@ -130,9 +140,17 @@ export class RedisOperationDeltas implements OperationDeltas {
     const { Redis } = await import('ioredis');
     // A command fails after one reconnect attempt instead of waiting for Redis without end: a delta is worth little late.
     // Named, so an operator (or a test) can tell the connection apart in CLIENT LIST.
-    const redis = new Redis({ ...(redisConnection(this.settings.redis) as Record<string, unknown>), maxRetriesPerRequest: 1, connectionName: `${this.settings.prefix}:deltas-${role}` });
+    const redis = new Redis({ ...(redisConnection(this.settings.redis) as Record<string, unknown>), maxRetriesPerRequest: 1, lazyConnect: true, connectionName: `${this.settings.prefix}:deltas-${role}` });
     // Redis going away is expected (pub/sub re-subscribes on reconnect): the type once per error, never details.
     redis.on('error', (error: unknown) => this.logger.warn(`deltas ${role}: ${errorType(error)}`));
+    // Used once ready: commands given while the connection is being set up may overtake the queued ones,
+    // and deltas must keep their order.
+    try {
+      await redis.connect();
+    } catch (error) {
+      redis.disconnect();
+      throw error;
+    }
     return redis;
   }
 }
