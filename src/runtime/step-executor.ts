@@ -156,18 +156,17 @@ export class StepExecutor {
     const { agent, messages, leaseOwner, dispatchOptions } = step;
     await this.dispatcher.dispatch('beforeStep', { ...step.base(), type: 'beforeStep' }, dispatchOptions);
     let answered: GovernedAnswer;
-    let deltas: CallDeltas | undefined;
+    // K5: the answer's text to the operation's watchers, as it is written (a compaction summary is not streamed).
+    const { operationId, operation } = step;
+    const deltas = new CallDeltas((text) => this.deltas.publish(operationId, { stepIndex: operation.stepIndex, text }));
     try {
       step.operation = await this.compactor.compactIfNeeded({ operation: step.operation, messages, agent, base: step.base(), dispatchOptions, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
-      // K5: the answer's text to the operation's watchers, as it is written (a compaction summary is not streamed).
-      const { operationId, operation } = step;
-      deltas = new CallDeltas((text) => this.deltas.publish(operationId, { stepIndex: operation.stepIndex, text }));
       answered = await this.modelCalls.complete({ agent, request: this.request(step), operationId, purpose: 'step', base: step.base, dispatchOptions, deltas });
     } catch (error) {
       if (error instanceof ModelCallBlocked) {
         // K3 + K5: the reason is what is published; the denied answer itself was never streamed.
         const message = blockedMessage(error);
-        deltas?.finish(message.content);
+        deltas.finish(message.content);
         return this.commitAnswer(step, message, error.usage);
       }
       throw error;
