@@ -55,6 +55,7 @@ import { LeaseHolder } from './runtime/lease-holder.js';
 import { LocalStepScheduler } from './runtime/local-step-scheduler.js';
 import { TracedModelCalls } from './runtime/traced-model-calls.js';
 import { GovernedModelCalls } from './runtime/governed-model-call.js';
+import { LocalOperationDeltas } from './runtime/streaming/local-operation-deltas.js';
 import { OperationReconciler } from './runtime/operation-reconciler.js';
 import { RECOVERY_SETTINGS, recoverySettings } from './runtime/recovery-settings.js';
 
@@ -107,6 +108,8 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     StepCalls,
     TracedModelCalls,
     GovernedModelCalls,
+    // K5: the model's deltas to this process's watchers (queue mode binds OPERATION_DELTAS to Redis, below).
+    LocalOperationDeltas,
     StepExecutor,
     // Local mode's steps: driven in this process under the lease (queue mode swaps in its own, below).
     LocalStepScheduler,

@@ -26,6 +26,7 @@ import { OperationEventsService } from './persistence/operation-events.service.j
 import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { WebhookDeliveryWorkerHost } from './queue/delivery/webhook-delivery-worker.host.js';
 import { QueuedDeliveryService } from './queue/delivery/queued-delivery.service.js';
+import { RedisOperationDeltas } from './queue/redis-operation-deltas.js';
 import { StepQueue } from './queue/step-queue.js';
 import { StepWorker } from './queue/step-worker.js';
 import { EngineLifecycle } from './runtime/engine-lifecycle.js';
@@ -69,6 +70,7 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
     private readonly operationEvents: OperationEventsService,
     private readonly follower: OperationFollower,
     private readonly changes: OperationChanges,
+    private readonly deltas: RedisOperationDeltas,
   ) {
     this.graceMs = shutdownGraceMs(options);
   }
@@ -109,7 +111,7 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
     await this.step('MCP clients', () => this.mcp.close());
     await this.step('webhook client', () => this.webhooks.close());
     await this.step('Redis', async () => {
-      await Promise.all([this.stepQueue.close(), this.deliveryQueue.close()]);
+      await Promise.all([this.stepQueue.close(), this.deliveryQueue.close(), this.deltas.close()]);
     });
     // The PostgreSQL listening connection, just before the database it listens to.
     await this.step('operation events', () => this.operationEvents.close());

@@ -17,6 +17,7 @@ import type { ResolvedAgent } from './agent-directory.port.js';
 import type { ChatRequest, ChatResponse, ChatUsage } from './models/chat-model.js';
 import type { ModelAttemptFailure } from './models/model-attempts.js';
 import { hookMessages, hookResponse, toolNameOf, transformedRequest } from './model-call-messages.js';
+import type { CallDeltas } from './streaming/call-deltas.js';
 import { TracedModelCalls } from './traced-model-calls.js';
 
 export interface GovernedCall {
@@ -27,6 +28,11 @@ export interface GovernedCall {
   /** The common fields of the call's agent-family events. */
   base: () => Omit<AgentEventBase, 'type'>;
   dispatchOptions: DispatchOptions;
+  /**
+   * K5: where the call's text goes as it is written. Streamed live only while no output guard applies
+   * (`after_model_response`, `afterModelCall`); else held — the caller sends the decided content after.
+   */
+  deltas?: CallDeltas;
 }
 
 /** The model's answer for the call; `mocked`: a `beforeModelCall` mock gave it (K3), costing nothing. */
@@ -69,8 +75,10 @@ export class GovernedModelCalls {
       after: this.dispatcher.isObserved('afterModelCall', options),
     };
     if (!observed.request && !observed.before && !observed.error && !observed.response && !observed.after) {
-      return { response: await this.modelCalls.complete(agent, call.request, operationId), mocked: false };
+      return { response: await this.modelCalls.complete(agent, call.request, operationId, undefined, call.deltas), mocked: false };
     }
+    // K5: nothing a hook may still change is streamed.
+    const live = observed.response || observed.after ? undefined : call.deltas;
     const model = agent.modelInfo?.name ?? 'unknown';
     const offered = call.request.tools.map(toolNameOf);
     let request = call.request;
@@ -92,7 +100,7 @@ export class GovernedModelCalls {
       if (gate.verdict.outcome !== 'allowed') throw new ModelCallBlocked(gate.verdict, NO_USAGE);
       mock = gate.mock;
     }
-    let response = mock ? mockedResponse(mock) : await this.called(call, request, model, observed.error);
+    let response = mock ? mockedResponse(mock) : await this.called(call, request, model, observed.error, live);
     if (observed.response) response = await this.transformedResponse(call, model, response);
     if (observed.after) {
       const event = { ...call.base(), type: 'afterModelCall' as const, ...modelEvent, response: hookResponse(response), mocked: mock !== null };
@@ -103,8 +111,8 @@ export class GovernedModelCalls {
   }
 
   /** The call itself; each failed attempt is an `onModelCallError`, delivered before the failure goes on (K2). */
-  private async called(call: GovernedCall, request: ChatRequest, model: string, observeErrors: boolean): Promise<ChatResponse> {
-    if (!observeErrors) return this.modelCalls.complete(call.agent, request, call.operationId);
+  private async called(call: GovernedCall, request: ChatRequest, model: string, observeErrors: boolean, deltas: CallDeltas | undefined): Promise<ChatResponse> {
+    if (!observeErrors) return this.modelCalls.complete(call.agent, request, call.operationId, undefined, deltas);
     const reports: Promise<void>[] = [];
     const observer = {
       attemptFailed: (failure: ModelAttemptFailure) => {
@@ -122,7 +130,7 @@ export class GovernedModelCalls {
       },
     };
     try {
-      return await this.modelCalls.complete(call.agent, request, call.operationId, observer);
+      return await this.modelCalls.complete(call.agent, request, call.operationId, observer, deltas);
     } finally {
       // Observers never mask the call's own outcome: their failures are theirs (D1).
       await Promise.allSettled(reports);

@@ -28,6 +28,8 @@ import { TOOL_CATALOG, type ToolCatalog } from './tools/tool-types.js';
 import { GovernedModelCalls, ModelCallBlocked, type GovernedAnswer } from './governed-model-call.js';
 import { hookVerdictState } from '../hooks/tool-verdict.js';
 import { AgentTracer } from '../tracing/agent-tracer.js';
+import { CallDeltas } from './streaming/call-deltas.js';
+import { OPERATION_DELTAS, type OperationDeltas } from './streaming/operation-deltas.port.js';
 
 export type { StepResult } from './step-context.js';
 
@@ -74,6 +76,7 @@ export class StepExecutor {
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
     private readonly modelCalls: GovernedModelCalls,
     private readonly tracer: AgentTracer,
+    @Inject(OPERATION_DELTAS) private readonly deltas: OperationDeltas,
   ) {}
 
   /** DESIGN §3, one step: `beforeStep` → model call → tool calls in `callIndex` order → `afterStep`. */
@@ -153,11 +156,19 @@ export class StepExecutor {
     const { agent, messages, leaseOwner, dispatchOptions } = step;
     await this.dispatcher.dispatch('beforeStep', { ...step.base(), type: 'beforeStep' }, dispatchOptions);
     let answered: GovernedAnswer;
+    // K5: the answer's text to the operation's watchers, as it is written (a compaction summary is not streamed).
+    const { operationId, operation } = step;
+    const deltas = new CallDeltas((text) => this.deltas.publish(operationId, { stepIndex: operation.stepIndex, text }));
     try {
       step.operation = await this.compactor.compactIfNeeded({ operation: step.operation, messages, agent, base: step.base(), dispatchOptions, ...(leaseOwner !== undefined ? { leaseOwner } : {}) });
-      answered = await this.modelCalls.complete({ agent, request: this.request(step), operationId: step.operationId, purpose: 'step', base: step.base, dispatchOptions });
+      answered = await this.modelCalls.complete({ agent, request: this.request(step), operationId, purpose: 'step', base: step.base, dispatchOptions, deltas });
     } catch (error) {
-      if (error instanceof ModelCallBlocked) return this.commitAnswer(step, blockedMessage(error), error.usage);
+      if (error instanceof ModelCallBlocked) {
+        // K3 + K5: the reason is what is published; the denied answer itself was never streamed.
+        const message = blockedMessage(error);
+        deltas.finish(message.content);
+        return this.commitAnswer(step, message, error.usage);
+      }
       throw error;
     }
     const { response, mocked } = answered;
@@ -165,6 +176,8 @@ export class StepExecutor {
     const toolCalls = response.toolCalls.map((call) => ({ ...call, id: usableCallId(call.id) ? call.id : `call_${randomUUID()}` }));
     // K3: a mocked answer is marked so on its message; its tool calls go on through G1 like any others.
     const message: NewMessage = { role: 'assistant', content: response.content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...(mocked ? { state: { mocked: true } } : {}) };
+    // K5: the decided content not streamed yet (all of it when held) goes out before the message is committed.
+    deltas.finish(response.content);
     return this.commitAnswer(step, message, response.usage);
   }
 

@@ -6,9 +6,10 @@
  */
 import { Injectable } from '@nestjs/common';
 import type { ResolvedAgent } from './agent-directory.port.js';
-import { ModelError, type ChatRequest, type ChatResponse } from './models/chat-model.js';
+import { ModelError, type ChatCallOptions, type ChatRequest, type ChatResponse } from './models/chat-model.js';
 import { completeWithAttempts, type ModelAttemptObserver, type ModelCandidate } from './models/model-attempts.js';
 import { DEFAULT_MODEL_RETRY } from './models/model-retry-policy.js';
+import type { CallDeltas } from './streaming/call-deltas.js';
 import { AgentTracer, type SpanAttributes, type TraceSpan } from '../tracing/agent-tracer.js';
 import { GEN_AI, OURS } from '../tracing/gen-ai-attributes.js';
 
@@ -19,11 +20,12 @@ export class TracedModelCalls {
 
   constructor(private readonly tracer: AgentTracer) {}
 
-  complete(agent: ResolvedAgent, request: ChatRequest, operationId: string, observer?: ModelAttemptObserver): Promise<ChatResponse> {
-    return completeWithAttempts(this.chainOf(agent), request, (candidate, attemptRequest, attempt) => this.attempt(agent, candidate, attemptRequest, attempt, operationId), observer ? { observer } : {});
+  /** `deltas`: the call streams (K5); each attempt writes through its own `onDelta`. */
+  complete(agent: ResolvedAgent, request: ChatRequest, operationId: string, observer?: ModelAttemptObserver, deltas?: CallDeltas): Promise<ChatResponse> {
+    return completeWithAttempts(this.chainOf(agent), request, (candidate, attemptRequest, attempt) => this.attempt(agent, candidate, attemptRequest, attempt, operationId, deltas), observer ? { observer } : {});
   }
 
-  private attempt(agent: ResolvedAgent, candidate: ModelCandidate, request: ChatRequest, attempt: number, operationId: string): Promise<ChatResponse> {
+  private attempt(agent: ResolvedAgent, candidate: ModelCandidate, request: ChatRequest, attempt: number, operationId: string, deltas: CallDeltas | undefined): Promise<ChatResponse> {
     // Built only when a span is started (an SDK is registered).
     const attributes = (): SpanAttributes => {
       const built: SpanAttributes = { [GEN_AI.operationName]: 'chat', [GEN_AI.requestModel]: candidate.name, [GEN_AI.agentName]: agent.id, [GEN_AI.conversationId]: operationId, [OURS.operationId]: operationId, [OURS.modelAttempt]: attempt };
@@ -33,7 +35,9 @@ export class TracedModelCalls {
     // No async frame around the call (each promise costs while a context manager is active).
     return this.tracer.span(`chat ${candidate.name}`, 'client', attributes, (span) => {
       // DESIGN §12: the signal in the options, and in the request for providers that read it there.
-      const answered = candidate.model.complete(request, request.signal ? { signal: request.signal } : {});
+      const options: ChatCallOptions = request.signal ? { signal: request.signal } : {};
+      if (deltas) options.onDelta = deltas.attempt();
+      const answered = candidate.model.complete(request, options);
       return span.recording ? answered.then((response) => this.usageOn(span, request, response), (error: unknown) => this.failureOn(span, error)) : answered;
     });
   }

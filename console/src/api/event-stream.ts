@@ -2,13 +2,17 @@
  * The API's Server-Sent Events read with fetch and a stream parser (EventSource cannot send the
  * Authorization header). GET /v1/operations/:id/events: `message` events carry a published message (id =
  * its seq), `status` events the operation view; the server ends the stream after the completed status, and
- * a stream cut before that is reopened with `Last-Event-ID`, so no message is lost or repeated.
+ * a stream cut before that is reopened with `Last-Event-ID`, so no message is lost or repeated. `delta`
+ * events (SPEC K5) carry the text a model is writing, live only (no id): the message that follows holds it all.
  * GET /v1/events: the caller's operations as list items after each change; reopened when cut.
  */
 import { apiUrl, authHeaders, checkAuthorized, UnauthorizedError } from './api-client.js';
 import type { MessageView, OperationSummary, OperationView } from './types.js';
 
-export type OperationEvent = { event: 'message'; seq: number; data: MessageView } | { event: 'status'; data: OperationView };
+export type OperationEvent =
+  | { event: 'message'; seq: number; data: MessageView }
+  | { event: 'status'; data: OperationView }
+  | { event: 'delta'; data: { stepIndex: number; text: string } };
 
 export interface EventStreamHandlers {
   onEvent(event: OperationEvent): void;
@@ -118,6 +122,8 @@ export function followOperation(operationId: string, handlers: EventStreamHandle
           const view = JSON.parse(raw.data) as OperationView;
           handlers.onEvent({ event: 'status', data: view });
           return view.status === 'completed';
+        } else if (raw.event === 'delta') {
+          handlers.onEvent({ event: 'delta', data: JSON.parse(raw.data) as { stepIndex: number; text: string } });
         }
         return false;
       },

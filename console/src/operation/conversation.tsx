@@ -1,18 +1,28 @@
 /**
  * The conversation as published: user, assistant and tool messages. A tool message shows the call it
  * answers (folded: its arguments are shown where the API gave them — pending work carries them), and a
- * hook's verdict (`error`, `state.hookVerdict`) is marked in words, not by colour alone.
+ * hook's verdict (`error`, `state.hookVerdict`) is marked in words, not by colour alone. `writing` is the
+ * answer a model is writing (SPEC K5), shown last until its message is published.
  */
 import { memo } from 'preact/compat';
 import type { MessageView } from '../api/types.js';
 
-export const Conversation = memo(function Conversation({ messages, argsByCall }: { messages: readonly MessageView[]; argsByCall: ReadonlyMap<string, Record<string, unknown>> }) {
-  if (messages.length === 0) return <p class="empty">No message has been published yet.</p>;
+export const Conversation = memo(function Conversation({ messages, argsByCall, writing }: { messages: readonly MessageView[]; argsByCall: ReadonlyMap<string, Record<string, unknown>>; writing?: string | undefined }) {
+  if (messages.length === 0 && !writing) return <p class="empty">No message has been published yet.</p>;
   return (
     <ol class="conversation">
       {messages.map((message) => (
         <MessageItem key={message.id} message={message} args={message.toolCallId ? argsByCall.get(message.toolCallId) : undefined} />
       ))}
+      {writing ? (
+        <li class="message role-assistant writing" data-role="writing" aria-live="polite" aria-busy="true">
+          <div class="message-head">
+            <span class="role">assistant</span>
+            <span class="badge">writing…</span>
+          </div>
+          <pre class="content">{writing}</pre>
+        </li>
+      ) : null}
     </ol>
   );
 });

@@ -2,7 +2,8 @@
  * One operation: its header (status, usage), pending work, the conversation and the hook waterfall.
  * Everything after the first read arrives over the operation's event stream: messages and status come in
  * the events themselves, and each burst of events also re-reads the timeline (the stream does not carry
- * it) — no timer polls anything.
+ * it) — no timer polls anything. The answer being written (SPEC K5 `delta` events) shows as it comes and
+ * gives way to its message once that is published.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiCallError, getJson, UnauthorizedError } from '../api/api-client.js';
@@ -20,6 +21,7 @@ type Connection = 'connecting' | 'live' | 'reconnecting' | 'ended';
 export function OperationPage({ operationId, authEpoch }: { operationId: string; authEpoch: number }) {
   const [view, setView] = useState<OperationView>();
   const [messages, setMessages] = useState<MessageView[]>([]);
+  const [writing, setWriting] = useState<{ stepIndex: number; text: string }>();
   const [timeline, setTimeline] = useState<TimelineItem[]>([]);
   const [argsByCall, setArgsByCall] = useState<ReadonlyMap<string, Record<string, unknown>>>(new Map());
   const [connection, setConnection] = useState<Connection>('connecting');
@@ -29,6 +31,7 @@ export function OperationPage({ operationId, authEpoch }: { operationId: string;
     const abort = new AbortController();
     const { signal } = abort;
     setMessages([]);
+    setWriting(undefined);
     setProblem(undefined);
     const seen = new Set<number>();
 
@@ -74,10 +77,20 @@ export function OperationPage({ operationId, authEpoch }: { operationId: string;
           operationId,
           {
             onEvent: (event) => {
-              if (event.event === 'status') remember(event.data);
-              else if (!seen.has(event.seq)) {
+              if (event.event === 'delta') {
+                // The text so far of the step being written; a new step starts over. No timeline read per piece.
+                const { stepIndex, text } = event.data;
+                setWriting((now) => (now && now.stepIndex === stepIndex ? { stepIndex, text: now.text + text } : { stepIndex, text }));
+                return;
+              }
+              if (event.event === 'status') {
+                remember(event.data);
+                if (event.data.status === 'completed') setWriting(undefined);
+              } else if (!seen.has(event.seq)) {
                 seen.add(event.seq);
                 setMessages((list) => [...list, event.data]);
+                // The published answer holds the whole text: it replaces what was being written.
+                if (event.data.role === 'assistant') setWriting(undefined);
               }
               void readTimeline();
             },
@@ -191,7 +204,7 @@ export function OperationPage({ operationId, authEpoch }: { operationId: string;
       <div class="two-columns">
         <section aria-labelledby="conversation-title" class="panel">
           <h3 id="conversation-title">Conversation</h3>
-          <Conversation messages={messages} argsByCall={argsByCall} />
+          <Conversation messages={messages} argsByCall={argsByCall} writing={writing?.text} />
         </section>
         <section aria-labelledby="timeline-title" class="panel">
           <h3 id="timeline-title">Hook timeline</h3>

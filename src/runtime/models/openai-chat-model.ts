@@ -6,11 +6,12 @@
  * key, the request or the response body.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { ModelError, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js';
+import { ModelError, type ChatCallOptions, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js';
 import type { OpenAiModelConfig } from './model-config.js';
 import { RequestDeadline } from '../../common/request-deadline.js';
 import { parseRetryAfter } from '../../common/retry-after.js';
 import { ToolNameTable } from './openai-tool-names.js';
+import { OpenAiStreamReader } from './openai-stream.js';
 import { fromWireResponse, toWireRequest } from './openai-wire.js';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -55,18 +56,21 @@ export class OpenAiChatModel implements ChatModel {
     });
   }
 
-  async complete(chat: ChatRequest): Promise<ChatResponse> {
+  /** Streams (K5, `stream: true`) when the runtime passes `onDelta`; asks for the whole answer otherwise. */
+  async complete(chat: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResponse> {
     const url = this.endpoint();
     const where = `model ${this.config.model} at ${url.host}`;
-    if (chat.signal?.aborted) throw cancelled(where);
+    const signal = options.signal ?? chat.signal;
+    if (signal?.aborted) throw cancelled(where);
     const names = new ToolNameTable(chat.tools);
-    const body = JSON.stringify(toWireRequest(this.config.model, chat));
-    const deadline = new RequestDeadline(this.timeoutMs, chat.signal);
+    const onDelta = options.onDelta;
+    const body = JSON.stringify(toWireRequest(this.config.model, chat, onDelta !== undefined));
+    const deadline = new RequestDeadline(this.timeoutMs, signal);
     try {
       const response = await request(url, {
         dispatcher: this.agent,
         method: 'POST',
-        headers: this.headers(),
+        headers: this.headers(onDelta !== undefined),
         body,
         signal: deadline.signal,
       });
@@ -77,16 +81,14 @@ export class OpenAiChatModel implements ChatModel {
         const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
         throw new ModelError('http_error', `${where} answered HTTP ${response.statusCode}`, response.statusCode, undefined, retryAfterMs !== undefined ? { retryAfterMs } : {});
       }
-      const text = await readBody(response.body, where);
+      // A server that ignores `stream` answers with the whole completion; it is read as one.
+      const streamed = onDelta !== undefined && String(response.headers['content-type'] ?? '').startsWith('text/event-stream');
+      const json = streamed ? await readStream(response.body, where, onDelta) : await readJson(response.body, where);
       if (deadline.cancelled) throw cancelled(where);
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new ModelError('invalid_response', `${where} answered with a body that is not valid JSON`);
-      }
       const answer = fromWireResponse(json, names);
       if (!answer) throw new ModelError('invalid_response', `${where} answered with JSON that is not a chat completion with at least one choice`);
+      // The answer arrived whole: its text is one delta, so the deltas of a call still make up its content.
+      if (onDelta && !streamed && answer.content !== '') onDelta(answer.content);
       const inputCost = this.config.costPerInputTokenUsd ?? 0;
       const outputCost = this.config.costPerOutputTokenUsd ?? 0;
       return {
@@ -149,8 +151,8 @@ export class OpenAiChatModel implements ChatModel {
     return new ModelError(error.code, error.message, error.status, summary, error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {});
   }
 
-  private headers(): Record<string, string> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  private headers(stream: boolean): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
     // Local OpenAI-compatible servers often need no key: an unset or empty variable sends none.
     const key = this.env[this.config.apiKeyEnv ?? DEFAULT_API_KEY_ENV];
     if (key !== undefined && key !== '') headers.authorization = `Bearer ${key}`;
@@ -171,6 +173,42 @@ async function readBody(body: Dispatcher.ResponseData['body'], where: string): P
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJson(body: Dispatcher.ResponseData['body'], where: string): Promise<unknown> {
+  const text = await readBody(body, where);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ModelError('invalid_response', `${where} answered with a body that is not valid JSON`);
+  }
+}
+
+/**
+ * K5: reads a streamed answer, handing each piece of its text to `onDelta` as it arrives, up to the body
+ * limit. A stream cut before it finished is a `network_error` (retried, K4); a chunk that is not a
+ * completion chunk is `invalid_response`.
+ */
+async function readStream(body: Dispatcher.ResponseData['body'], where: string, onDelta: (text: string) => void): Promise<unknown> {
+  const reader = new OpenAiStreamReader(onDelta);
+  const decoder = new TextDecoder();
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > RESPONSE_BODY_LIMIT) {
+      discard(body);
+      throw new ModelError('invalid_response', `${where} answered with a body larger than ${RESPONSE_BODY_LIMIT} bytes`);
+    }
+    if (!reader.push(decoder.decode(chunk, { stream: true }))) {
+      discard(body);
+      break;
+    }
+  }
+  reader.push(decoder.decode());
+  const answer = reader.answer();
+  if (reader.problem === 'ended_early') throw new ModelError('network_error', `the stream of ${where} ended before the answer did`);
+  if (!answer) throw new ModelError('invalid_response', `${where} streamed something that is not a chat completion chunk`);
+  return answer;
 }
 
 /** Destroying an unread body aborts the request; its abort error has nowhere to go, so it is swallowed. */

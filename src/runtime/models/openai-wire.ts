@@ -30,12 +30,19 @@ export interface WireRequest {
   model: string;
   messages: WireMessage[];
   tools?: WireTool[];
+  /** K5: asked only when the call streams; the usage then comes in the final chunk. */
+  stream?: true;
+  stream_options?: { include_usage: true };
 }
 
-export function toWireRequest(model: string, request: ChatRequest): WireRequest {
+export function toWireRequest(model: string, request: ChatRequest, stream = false): WireRequest {
   const body: WireRequest = { model, messages: request.messages.map(toWireMessage) };
   // The API rejects an empty `tools` array; no tools means no field.
   if (request.tools.length > 0) body.tools = request.tools.map(toWireTool);
+  if (stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
   return body;
 }
 

@@ -31,7 +31,8 @@ export interface OperationChangesOptions {
  * One event of `runtime.events(operationId)`, as `GET /v1/operations/:id/events` sends it:
  * - `status`: the operation's view (`GET /v1/operations/:id`) whenever its status, reason or pending tools change;
  * - `message`: a published message, with its sequence number (pass it back as `afterSeq` to resume after it);
- * - `delta`: a piece of the text a model is streaming in step `stepIndex` (SPEC K5; not sent yet).
+ * - `delta`: a piece of the text a model is writing in step `stepIndex` (SPEC K5), live only: never replayed,
+ *   and the step's `message` holds the whole text once it is committed.
  */
 export type OperationEvent =
   | { type: 'status'; operation: OperationView }

@@ -33,6 +33,7 @@ export class OperationEventsController {
     description:
       'event "message": a published message (id = its sequence number; send Last-Event-ID to resume after it). ' +
       'event "status": the operation as GET /v1/operations/:id shows it, on every change of status, reason or pending tools. ' +
+      'event "delta": { stepIndex, text }, a piece of the answer a model is writing (no id: never replayed; the message that follows holds the whole text). ' +
       'The stream ends after the completed status.',
   })
   @ApiOperationId()

@@ -14,6 +14,8 @@ import { scratch, type Scratch } from '../support/e2e-config.js';
 import { apiClient, until, type ApiClient } from '../support/http-client.js';
 import { browserSuite, launchBrowser, type Browser } from './browser.js';
 import { fakeOperationsApi } from './fake-api.js';
+import { chunk, openStream, startChatCompletionsServer, type ChatCompletionsServer } from '../../integration/models/chat-completions-server.js';
+import { deferred } from '../../integration/runtime/runtime-test-kit.js';
 
 const KEY = 'console-key-5e1f0c9b';
 
@@ -42,7 +44,9 @@ models:
     script:
       - toolCalls: [ { identifier: clock, apiName: set, args: { time: "noon" } } ]
       - content: "{{lastToolResult}}"
+  streaming: { provider: openai, model: gpt-test, baseUrlEnv: CONSOLE_LLM_BASE, apiKeyEnv: CONSOLE_LLM_KEY }
 agents:
+  writer: { model: streaming }
   approver: { model: clock, tools: [ "clock/now" ], approval: [ "^clock/" ] }
   deferring: { model: clock, tools: [ "clock/now" ], deferred: [ "^clock/" ] }
   timekeeper: { model: setter, tools: [ "clock/*" ] }
@@ -59,6 +63,8 @@ let dir: Scratch;
 let server: ServerProcess;
 let api: ApiClient;
 let browser: Browser;
+/** The writer agent's model: a local server speaking the Chat Completions streaming format (SPEC K5). */
+let llm: ChatCompletionsServer;
 
 beforeAll(async () => {
   if (describeInBrowser === describe.skip) return;
@@ -67,7 +73,8 @@ beforeAll(async () => {
   dir = scratch('console');
   const config = join(dir.dir, 'console.yaml');
   writeFileSync(config, CONFIG);
-  server = await startServer({ config, plugins: dir.plugins, database: dir.database('console'), env: { AGENT_HOOKS_API_KEYS: `${KEY}:alice` } });
+  llm = await startChatCompletionsServer();
+  server = await startServer({ config, plugins: dir.plugins, database: dir.database('console'), env: { AGENT_HOOKS_API_KEYS: `${KEY}:alice`, CONSOLE_LLM_BASE: llm.baseUrl, CONSOLE_LLM_KEY: 'console-llm-key' } });
   api = apiClient(server.url, KEY);
   browser = await launchBrowser();
 }, 180_000);
@@ -75,6 +82,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await llm?.close();
   dir?.remove();
 });
 
@@ -221,6 +229,39 @@ describeInBrowser('DESIGN §7 the operations console', () => {
     // Back to the arguments as they were (spacing is not an edit): a plain approval runs the call.
     await args.fill('{ }');
     await page.getByRole('button', { name: 'Approve' }).click();
+    await until(() => page.getByTestId('operation-status').getAttribute('data-status'), (s) => s === 'completed', 'the completed status on the page');
+    await page.close();
+  }, TEST_MS);
+
+  it('K5: the answer appears in the page as the model writes it, then gives way to its published message', async () => {
+    const start = deferred();
+    const rest = deferred();
+    llm.handle((_call, res) => {
+      const stream = openStream(res);
+      void start.promise.then(async () => {
+        stream.send(chunk({ content: 'Written ' }));
+        stream.send(chunk({ content: 'as it ' }));
+        await rest.promise;
+        stream.send(chunk({ content: 'comes.' }));
+        stream.send(chunk({}, 'stop'));
+        stream.end();
+      });
+    });
+    const created = await api.post('/v1/operations', { agentId: 'writer', prompt: 'Write something.' });
+    expect(created.status).toBe(201);
+    const id = created.body.operationId as string;
+    const page = await signedInPage();
+    await page.goto(consoleUrl(`#/operations/${id}`));
+    // The page follows the operation (its first read is in): the model may start writing now.
+    await expectVisible(page.locator('li[data-role="user"]'));
+    start.resolve();
+    const writing = page.locator('li[data-role="writing"]');
+    await until(() => writing.textContent(), (text) => text?.includes('Written as it ') ?? false, 'the text being written, on the page');
+    expect(await page.locator('li[data-role="assistant"]').count()).toBe(0);
+    await page.screenshot({ path: join(ARTIFACTS, 'operation-writing.png') });
+    rest.resolve();
+    await expectVisible(page.locator('li[data-role="assistant"]', { hasText: 'Written as it comes.' }));
+    await until(() => writing.count(), (n) => n === 0, 'the written text to give way to the message');
     await until(() => page.getByTestId('operation-status').getAttribute('data-status'), (s) => s === 'completed', 'the completed status on the page');
     await page.close();
   }, TEST_MS);

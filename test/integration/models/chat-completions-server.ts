@@ -72,3 +72,38 @@ export async function startChatCompletionsServer(): Promise<ChatCompletionsServe
     },
   };
 }
+
+/** One `chat.completion.chunk` of a streamed answer (SPEC K5): a piece of text, tool-call parts, a finish. */
+export function chunk(delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-test', choices: [{ index: 0, delta, finish_reason: finishReason }] };
+}
+
+/** The final chunk `stream_options.include_usage` asks for: no choice, the usage. */
+export function usageChunk(usage: Record<string, unknown>): Record<string, unknown> {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-test', choices: [], usage };
+}
+
+/** Opens a streamed answer; `send` writes one chunk as an SSE `data:` line, `end` writes `[DONE]` and closes. */
+export function openStream(res: ServerResponse): { send(data: unknown): void; end(done?: boolean): void } {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  return {
+    send: (data) => {
+      res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    },
+    end: (done = true) => {
+      if (done) res.write('data: [DONE]\n\n');
+      res.end();
+    },
+  };
+}
+
+/** A whole streamed answer: `pieces` of text, then the finish, the usage and `[DONE]`. */
+export function streamAnswer(res: ServerResponse, pieces: readonly string[], usage?: Record<string, unknown>): void {
+  const stream = openStream(res);
+  stream.send(chunk({ role: 'assistant', content: '' }));
+  for (const piece of pieces) stream.send(chunk({ content: piece }));
+  stream.send(chunk({}, 'stop'));
+  if (usage) stream.send(usageChunk(usage));
+  stream.end();
+}

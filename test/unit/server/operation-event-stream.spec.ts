@@ -15,6 +15,9 @@ import { OperationFollower } from '../../../src/runtime/reading/operation-follow
 import type { OperationReadService } from '../../../src/runtime/reading/operation-read.service.js';
 import { messageView } from '../../../src/runtime/reading/operation-views.js';
 import type { StoredMessage, StoredOperation } from '../../../src/runtime/runtime-store.port.js';
+import { LocalOperationDeltas } from '../../../src/runtime/streaming/local-operation-deltas.js';
+import type { OperationDeltas } from '../../../src/runtime/streaming/operation-deltas.port.js';
+import { MAX_BUFFERED_BYTES } from '../../../src/server/api/sse-stream.js';
 
 const RECHECK_MS = 10_000;
 
@@ -60,8 +63,8 @@ function reader(states: { operation: StoredOperation; messages: StoredMessage[] 
   };
 }
 
-const streamsOn = (fake: unknown, events: OperationEvents) =>
-  new OperationEventStreams(new OperationFollower(fake as OperationReadService, events, { recheckMs: RECHECK_MS }));
+const streamsOn = (fake: unknown, events: OperationEvents, deltas: OperationDeltas = new LocalOperationDeltas()) =>
+  new OperationEventStreams(new OperationFollower(fake as OperationReadService, events, { recheckMs: RECHECK_MS }, deltas));
 
 /** Lets the loop run what it can without the clock moving. */
 const settle = async () => {
@@ -168,5 +171,52 @@ describe('GET …/events: the event-driven loop', () => {
     await streamsOn(fake, fakeEvents().port).stream('op', response as unknown as Response, 0);
     expect(response.events()).toEqual([{ event: 'error', data: { error: { code: 'internal', message: 'the event stream failed; reconnect to resume' } } }]);
     expect(response.writableEnded).toBe(true);
+  });
+});
+
+describe('K5: GET …/events carries the deltas', () => {
+  it('K5: a delta is an `event: delta` with { stepIndex, text } and no id:, after the messages of the first read', async () => {
+    const events = fakeEvents();
+    const deltas = new LocalOperationDeltas();
+    const fake = reader([{ operation: operation('running', 1), messages: [message(1, 'user')] }]);
+    const response = new FakeResponse();
+    // Published before the stream's first read finished: held until the messages so far went out.
+    const streaming = streamsOn(fake, events.port, deltas).stream('op', response as unknown as Response, 0);
+    deltas.publish('op', { stepIndex: 0, text: 'Hel' });
+    await new Promise((resolve) => setImmediate(resolve));
+    deltas.publish('op', { stepIndex: 0, text: 'lo' });
+    expect(response.events().map((e) => e.event)).toEqual(['message', 'status', 'delta', 'delta']);
+    const written = response.chunks.filter((chunk) => chunk.includes('event: delta'));
+    expect(written).toEqual(['event: delta\ndata: {"stepIndex":0,"text":"Hel"}\n\n', 'event: delta\ndata: {"stepIndex":0,"text":"lo"}\n\n']);
+    response.emit('close');
+    await streaming;
+    // The stream's subscription went with it: publishing to an unwatched operation reaches nothing.
+    expect(deltas.isWatched('op')).toBe(false);
+  });
+
+  it('K5: a client that stopped reading never holds the publisher back; past the buffer cap it is cut', async () => {
+    const events = fakeEvents();
+    const deltas = new LocalOperationDeltas();
+    const fake = reader([{ operation: operation('running', 1), messages: [] }]);
+    const response = new FakeResponse();
+    // A client that takes nothing: every write stays buffered.
+    response.writableNeedDrain = true;
+    response.write = (chunk: string) => {
+      response.chunks.push(chunk);
+      response.writableLength += chunk.length;
+      return false;
+    };
+    const streaming = streamsOn(fake, events.port, deltas).stream('op', response as unknown as Response, 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    const piece = 'x'.repeat(1024);
+    // A synchronous loop: publish() never waits for the client; the client is cut at the cap.
+    for (let i = 0; i < 2 * (MAX_BUFFERED_BYTES / 1024); i++) deltas.publish('op', { stepIndex: 0, text: piece });
+    expect(response.destroyed).toBe(true);
+    await streaming;
+    const bufferedDeltas = response.chunks.filter((chunk) => chunk.includes('event: delta')).length;
+    expect(bufferedDeltas).toBeLessThan(2 * (MAX_BUFFERED_BYTES / 1024));
+    // Cut at the first write past the cap, and nothing written after it.
+    expect(response.writableLength).toBeGreaterThan(MAX_BUFFERED_BYTES);
+    expect(response.writableLength - 1100).toBeLessThanOrEqual(MAX_BUFFERED_BYTES);
   });
 });
