@@ -1,21 +1,29 @@
-/** The host's own migration, run by its pipeline together with nest-agent-hooks' (data-source.ts). */
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+/**
+ * The host's own migration, run by its pipeline together with nest-agent-hooks' (data-source.ts). Written
+ * with TypeORM's schema builder, so the table goes into the DataSource's schema like the agent tables.
+ */
+import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateRefunds1766000000000 implements MigrationInterface {
   name = 'CreateRefunds1766000000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "refunds" (
-      "id" uuid PRIMARY KEY,
-      "order" varchar(64) NOT NULL,
-      "operation_id" varchar(128) NOT NULL,
-      "idempotency_key" varchar(128) NOT NULL UNIQUE,
-      "created_at" timestamptz NOT NULL DEFAULT now()
-    )`);
-    await queryRunner.query(`CREATE INDEX "refunds_order" ON "refunds" ("order")`);
+    await queryRunner.createTable(
+      new Table({
+        name: 'refunds',
+        columns: [
+          { name: 'id', type: 'uuid', isPrimary: true },
+          { name: 'order', type: 'varchar', length: '64' },
+          { name: 'operation_id', type: 'varchar', length: '128' },
+          { name: 'idempotency_key', type: 'varchar', length: '128', isUnique: true },
+          { name: 'created_at', type: 'timestamptz', default: 'now()' },
+        ],
+      }),
+    );
+    await queryRunner.createIndex('refunds', new TableIndex({ name: 'refunds_order', columnNames: ['order'] }));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE "refunds"`);
+    await queryRunner.dropTable('refunds');
   }
 }
