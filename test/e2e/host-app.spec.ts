@@ -99,6 +99,8 @@ describeOnPostgres('G9 examples/host-app: the package mounted in a Nest service 
     expect(await ownApprovals(bob)).toEqual([b.id]);
     expect(await ownApprovals(alice)).not.toContain(b.id);
 
+    // Nothing the other user sent reached them.
+    for (const [owner, own] of [[alice, a], [bob, b]] as const) expect((await owner.get(`/agents/v1/operations/${own.id}`)).body.status).toBe('waiting');
     // Her own: every route answers.
     expect((await alice.get(`/agents/v1/operations/${a.id}/messages`)).body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
     expect((await alice.get(`/agents/v1/operations/${a.id}/timeline`)).status).toBe(200);
