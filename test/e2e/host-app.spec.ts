@@ -36,9 +36,17 @@ async function waitingRefund(as: ApiClient, order: string): Promise<{ id: string
 
 /**
  * Opens an event stream as `token`, runs `act`, and reads on until what it carried satisfies `enough` (or
- * the stream ends or 30 s pass: the caller's expectations then say what is missing); then closes it.
+ * the stream ends, or 30 s pass: the caller's expectations then say what is missing). A stream that goes
+ * on (`/v1/events`, a waiting operation's) is then closed; an operation's stream after its `completed`
+ * status is read to its own end. What it carried, and whether the server ended it.
  */
-async function streamUntil(path: string, token: string, enough: (events: SseEvent[]) => boolean, act: () => Promise<unknown> = async () => undefined): Promise<SseEvent[]> {
+async function streamUntil(
+  path: string,
+  token: string,
+  enough: (events: SseEvent[]) => boolean,
+  act: () => Promise<unknown> = async () => undefined,
+  endsByItself = false,
+): Promise<{ events: SseEvent[]; ended: boolean }> {
   const abort = new AbortController();
   const response = await fetch(`${app.url}/agents${path}`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
   expect(response.status).toBe(200);
@@ -58,9 +66,8 @@ async function streamUntil(path: string, token: string, enough: (events: SseEven
   acted = true;
   check();
   await finished;
-  abort.abort();
-  await reading;
-  return events;
+  if (!endsByItself) abort.abort();
+  return { events, ended: (await reading).ended };
 }
 
 const statusIs = (status: string) => (events: SseEvent[]) => events.some((event) => event.event === 'status' && event.data.status === status);
@@ -104,14 +111,14 @@ describeOnPostgres('G9 examples/host-app: the package mounted in a Nest service 
     // Her own: every route answers.
     expect((await alice.get(`/agents/v1/operations/${a.id}/messages`)).body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
     expect((await alice.get(`/agents/v1/operations/${a.id}/timeline`)).status).toBe(200);
-    const replay = await streamUntil(`/v1/operations/${a.id}/events`, 'alice-token', statusIs('waiting'));
+    const { events: replay } = await streamUntil(`/v1/operations/${a.id}/events`, 'alice-token', statusIs('waiting'));
     expect(statusIs('waiting')(replay)).toBe(true);
     expect(replay.some((event) => event.event === 'message')).toBe(true);
 
     // The caller-wide stream: bob's carries his new operation's changes, none of alice's started before it.
     let alicesNext = '';
     let bobsNext = '';
-    const seenByBob = await streamUntil(
+    const { events: seenByBob } = await streamUntil(
       '/v1/events',
       'bob-token',
       (events) => events.some((event) => event.data.operationId === bobsNext && event.data.status === 'waiting'),
@@ -147,10 +154,15 @@ describeOnPostgres('G9 examples/host-app: the package mounted in a Nest service 
     const pending = (await alice.get('/support/approvals')).body.items as { operationId: string; toolCallId: string; tool: string; args: unknown }[];
     expect(pending).toContainEqual({ operationId: id, toolCallId, tool: 'payments/refund', args: { order: 'A-5005' } });
 
-    const events = await streamUntil(`/v1/operations/${id}/events`, 'alice-token', statusIs('completed'), async () => {
-      expect((await alice.post(`/support/approvals/${id}/${toolCallId}/approve`)).status).toBe(204);
-    });
+    const { events, ended } = await streamUntil(
+      `/v1/operations/${id}/events`,
+      'alice-token',
+      statusIs('completed'),
+      async () => expect((await alice.post(`/support/approvals/${id}/${toolCallId}/approve`)).status).toBe(204),
+      true,
+    );
     expect(statusIs('completed')(events)).toBe(true);
+    expect(ended).toBe(true);
     expect(events.filter((event) => event.event === 'message').map((event) => event.data.content)).toContain('Done: order A-5005 refunded');
     expect((await alice.get(`/agents/v1/operations/${id}`)).body).toMatchObject({ status: 'completed', reason: 'done' });
     expect((await alice.get('/support/approvals')).body.items.map((item: { operationId: string }) => item.operationId)).not.toContain(id);
