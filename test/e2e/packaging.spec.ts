@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { hostEnv, INSTALL_FLAGS, npm, packThisPackage } from './support/host-npm.js';
 import { ensureBuilt } from './support/server-process.js';
 
 // Long on purpose: `npm install` of the tarball and its peers takes about 30 s here, and about 90 s more
@@ -26,26 +27,6 @@ const FIXTURE = resolve('test/e2e/fixtures/packaging-host');
  */
 const HOST_PACKAGES = ['@nestjs/common@12.0.4', '@nestjs/core@12.0.4', 'typeorm@1.0.0', 'rxjs@7.8.0', 'reflect-metadata@0.2.2', 'better-sqlite3@12'];
 const SINGLE_COPY = ['@nestjs/common', '@nestjs/core', 'typeorm', 'rxjs', 'reflect-metadata', '@nestjs/event-emitter'];
-
-/**
- * The environment of a child npm or node: without the `npm_*` variables of the `npm test` that started Jest
- * (`npm_config_local_prefix` would point the host's install at this repository), but keeping the cache and
- * the headers native builds use (`npm_config_nodedir` selects Node 24's in the Node 24 CI pass).
- */
-function hostEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^npm_/i.test(name) && !/^npm_config_(nodedir|cache)$/i.test(name)) continue;
-    if (name === 'NODE_OPTIONS') continue;
-    env[name] = value;
-  }
-  return env;
-}
-
-async function npm(args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<string> {
-  const { stdout } = await run('npm', args, { cwd, env: { ...hostEnv(), ...extraEnv }, maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
-}
 
 /**
  * better-sqlite3 compiles from source on install (about 80 s of CPU here: its prebuilt binaries are on
@@ -73,13 +54,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agent-hooks-packaging-'));
   host = join(dir, 'host');
   mkdirSync(join(host, 'config'), { recursive: true });
-  const packed = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], process.cwd())) as { filename: string }[];
-  const tarball = join(dir, packed[0]!.filename);
+  const tarball = await packThisPackage(dir);
   writeFileSync(join(host, 'package.json'), `${JSON.stringify({ name: 'packaging-host', private: true, type: 'module' }, null, 2)}\n`);
   cpSync(join(FIXTURE, 'app.mjs'), join(host, 'app.mjs'));
   cpSync(join(FIXTURE, 'agents.yaml'), join(host, 'config', 'agents.yaml'));
   const prebuilds = localPrebuilds(join(dir, 'prebuilds'));
-  await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...HOST_PACKAGES], host, prebuilds);
+  await npm([...INSTALL_FLAGS, tarball, ...HOST_PACKAGES], host, prebuilds);
 });
 
 afterAll(() => {
