@@ -45,7 +45,7 @@ let app: RuntimeApp;
 
 beforeAll(async () => {
   kb = await startMcpServer(TOKEN);
-  app = await bootRuntime({ config: config(kb.url), providers: [KbAuth] });
+  app = await bootRuntime({ observe: true, config: config(kb.url), providers: [KbAuth] });
 }, 30_000);
 
 afterAll(async () => {

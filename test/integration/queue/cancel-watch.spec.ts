@@ -50,8 +50,8 @@ const LONG_LEASE_MS = 600_000;
 
 beforeAll(async () => {
   const common = { config: CONFIG, providers: [WaitingTools], database: postgresDatabaseOption(schema) };
-  api = await bootRuntime({ ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false, leaseMs: LONG_LEASE_MS }) } });
-  worker = await bootRuntime({ ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { leaseMs: LONG_LEASE_MS }) } });
+  api = await bootRuntime({ observe: true, ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false, leaseMs: LONG_LEASE_MS }) } });
+  worker = await bootRuntime({ observe: true, ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { leaseMs: LONG_LEASE_MS }) } });
 }, 60_000);
 
 afterAll(async () => {

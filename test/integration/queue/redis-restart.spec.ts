@@ -76,9 +76,9 @@ beforeAll(async () => {
   const url = `redis://127.0.0.1:${port}`;
   const webhooks = { allowNetworks: ['127.0.0.1/32'] };
   const prefix = uniquePrefix();
-  api = await bootRuntime({ config: CONFIG, database, webhooks, module: { mode: 'queue', redis: url, queue: fastQueue(prefix, { worker: false }) } });
+  api = await bootRuntime({ observe: true, config: CONFIG, database, webhooks, module: { mode: 'queue', redis: url, queue: fastQueue(prefix, { worker: false }) } });
   // The worker runs the steps, so it has the tool the agent lists (G7: an entry must select a registered tool).
-  worker = await bootRuntime({ config: CONFIG, database, webhooks, providers: [ClockTools], module: { mode: 'queue', redis: url, queue: fastQueue(prefix) } });
+  worker = await bootRuntime({ observe: true, config: CONFIG, database, webhooks, providers: [ClockTools], module: { mode: 'queue', redis: url, queue: fastQueue(prefix) } });
 }, 60_000);
 
 afterAll(async () => {

@@ -60,7 +60,7 @@ describeEachDriver('F6 approve with edited arguments on %s', (driver: DriverName
       schemas.push(schema);
       database = postgresDatabaseOption(schema);
     }
-    app = await bootRuntime({ config: CONFIG, providers: [Payments], ...(database ? { database } : {}) });
+    app = await bootRuntime({ observe: true, config: CONFIG, providers: [Payments], ...(database ? { database } : {}) });
   }, 30_000);
 
   afterEach(async () => {

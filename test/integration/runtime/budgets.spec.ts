@@ -96,7 +96,7 @@ describeEachDriver('F4/F5 budgets on %s', (driver: DriverName) => {
 
   /** A database of the test's own: a SQLite file in the app's folder, or a fresh PostgreSQL schema. */
   const boot = async (database?: string): Promise<RuntimeApp> => {
-    const booted = await bootRuntime({ config: CONFIG, providers: [Tools], ...(database ? { database } : {}) });
+    const booted = await bootRuntime({ observe: true, config: CONFIG, providers: [Tools], ...(database ? { database } : {}) });
     apps.push(booted);
     return booted;
   };

@@ -96,7 +96,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  app = await bootRuntime({ config: CONFIG, providers: [CancelTools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+  app = await bootRuntime({ observe: true, config: CONFIG, providers: [CancelTools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
 });
 
 afterAll(async () => {

@@ -113,7 +113,7 @@ describeEachDriver('model-call hooks on %s', (driver: DriverName) => {
       schemas.push(schema);
       database = postgresDatabaseOption(schema);
     }
-    app = await bootRuntime({ config: CONFIG, providers: [Clock], webhooks: { allowNetworks: ['127.0.0.0/8'] }, ...(database ? { database } : {}), ...options });
+    app = await bootRuntime({ observe: true, config: CONFIG, providers: [Clock], webhooks: { allowNetworks: ['127.0.0.0/8'] }, ...(database ? { database } : {}), ...options });
     return app;
   }
 

@@ -57,7 +57,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   process.env.PG_HOOK_TOKEN = 'pg-token-value';
-  app = await bootRuntime({ config: CONFIG, providers: [Clock], database: postgresDatabaseOption(schema), webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+  app = await bootRuntime({ observe: true, config: CONFIG, providers: [Clock], database: postgresDatabaseOption(schema), webhooks: { allowNetworks: ['127.0.0.0/8'] } });
 }, 30_000);
 
 afterAll(async () => {

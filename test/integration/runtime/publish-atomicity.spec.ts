@@ -68,6 +68,7 @@ describeEachDriver('P1/P6 atomic publish and rollback on %s', (driver) => {
   beforeAll(async () => {
     failpoints = new FailNextCommit();
     app = await bootRuntime({
+      observe: true,
       config: CONFIG,
       providers: [Clock],
       failpoints,

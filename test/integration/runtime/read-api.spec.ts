@@ -57,7 +57,7 @@ describeEach('DESIGN §12 read API on %s', (driver) => {
   let app: RuntimeApp;
 
   beforeAll(async () => {
-    app = await bootRuntime({ config: CONFIG, database: databaseFor(driver, 'reads') });
+    app = await bootRuntime({ observe: true, config: CONFIG, database: databaseFor(driver, 'reads') });
   }, 30_000);
 
   afterAll(async () => {
@@ -223,11 +223,11 @@ const describeOnPostgres = await postgresSuite('runtime/read-api.spec.ts', 'chan
 describeOnPostgres('G9 read API across processes (two apps on one PostgreSQL schema)', () => {
   it("G9: changes({ ownerId }) in one app sees the owner's operation a second app starts and finishes, never another owner's; events() follows it to the end", async () => {
     const database = databaseFor('postgres', 'two-apps');
-    const watcher = await bootRuntime({ config: CONFIG, database });
+    const watcher = await bootRuntime({ observe: true, config: CONFIG, database });
     let starter: RuntimeApp | undefined;
     try {
       await watcher.runtime.list({ limit: 1 }); // opens (and migrates) the shared schema first
-      starter = await bootRuntime({ config: CONFIG, database });
+      starter = await bootRuntime({ observe: true, config: CONFIG, database });
       const changes = record(watcher.runtime.changes({ ownerId: 'two-apps-gina' }));
       try {
         const gina = await starter.runtime.execAgent({ agentId: 'asker', prompt: 'who?', ownerId: 'two-apps-gina' });

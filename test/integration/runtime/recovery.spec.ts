@@ -60,7 +60,7 @@ const RECOVERY = { leaseMs: 1_500, reconcileEveryMs: 100 };
 describeEach('G2 leases and takeover on %s', (driver) => {
   const boot = async (name: string, graceMs?: number) => {
     const shutdown = graceMs !== undefined ? { shutdown: { graceMs } } : {};
-    const app = await bootRuntime({ config: CONFIG, providers: [SlowTools], database: databaseFor(driver, name), module: { recovery: RECOVERY, ...shutdown } });
+    const app = await bootRuntime({ observe: true, config: CONFIG, providers: [SlowTools], database: databaseFor(driver, name), module: { recovery: RECOVERY, ...shutdown } });
     apps.push(app);
     return app;
   };

@@ -51,8 +51,9 @@ export interface BootOptions {
   /** Further module options (queue mode: `mode`, `redis`, `queue`; models given in code: `models`). */
   module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue' | 'shutdown' | 'recovery' | 'tracing' | 'models'>;
   /**
-   * Default true: `events` and `outcomes` collect what the dispatcher announces. A subscriber observes every
-   * point, so false boots an app in which nothing observes what no hook is registered for (`events` stay empty).
+   * Default false: the app runs as a plain host does, where nothing observes a point no hook is registered
+   * for (`events` and `outcomes` stay empty). True subscribes to the dispatcher and collects what it announces;
+   * a subscriber observes every point, so the run takes the observed path (more writes: see docs/rules.md G2).
    */
   observe?: boolean;
 }
@@ -86,7 +87,7 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
   const outcomes: HookOutcomeRecord[] = [];
   const dispatcher = moduleRef.get(HookDispatcher);
   const subscriptions =
-    options.observe === false ? [] : [dispatcher.subscribe((event) => events.push(event)), dispatcher.outcomes$.subscribe((record) => outcomes.push(record))];
+    options.observe !== true ? [] : [dispatcher.subscribe((event) => events.push(event)), dispatcher.outcomes$.subscribe((record) => outcomes.push(record))];
   return {
     moduleRef,
     runtime: moduleRef.get(AgentRuntime),

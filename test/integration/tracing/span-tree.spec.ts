@@ -110,7 +110,7 @@ beforeAll(async () => {
   sdk = installTestSdk();
   kb = await startMcpServer(MCP_TOKEN);
   receiver = await startReceiver();
-  app = await bootRuntime({ config: config(kb.url), providers: [TracedTools, Policy], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+  app = await bootRuntime({ observe: true, config: config(kb.url), providers: [TracedTools, Policy], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
 }, 30_000);
 
 afterAll(async () => {
