@@ -10,20 +10,19 @@ import type { LocalToolContext } from '../../../src/runtime/tools/local-tool.js'
 import { dropSchema, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, deferred, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { REDIS_URL, dropPrefix, fastQueue, queueSuite, uniquePrefix } from './queue-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const describeWithServices = await queueSuite('queue/cancel-watch.spec.ts', 'the queue worker\'s event-driven cancel watch');
 
-const CONFIG = `
-system: cancel-watch
-models:
-  patient:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: wait, apiName: forever, args: {} } ]
-      - content: "never reached"
-agents:
-  waiter: { model: patient, tools: [ "wait/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'cancel-watch',
+  models: {
+    patient: [toolCalls(call('wait/forever')), answer('never reached')],
+  },
+  agents: {
+    waiter: { model: 'patient', tools: ['wait/*'] },
+  },
+});
 
 const tool = { started: deferred(), aborted: deferred() };
 

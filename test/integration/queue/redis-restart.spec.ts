@@ -14,21 +14,17 @@ import { bootRuntime, eventually, within, type RuntimeApp } from '../runtime/run
 import { pause } from '../../support/eventually.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { fastQueue, queueSuite, redisAvailable, uniquePrefix } from './queue-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: redis-restart
-models:
-  plain:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  plain: { model: plain, tools: [ "clock/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'redis-restart',
+  models: {
+    plain: [toolCalls(call('clock/now')), toolCalls(call('clock/now')), toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+  },
+  agents: {
+    plain: { model: 'plain', tools: ['clock/*'] },
+  },
+});
 
 // Probed at collection time: without PostgreSQL or Redis the test shows as skipped (a failure under CI=true).
 const describeWithServices = await queueSuite('queue/redis-restart.spec.ts', 'the Redis restart mid-run');

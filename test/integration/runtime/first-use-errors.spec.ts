@@ -20,6 +20,7 @@ import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { operationView } from '../../../src/runtime/reading/operation-views.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { bootRuntime, eventually, guardUnhandledRejections, within } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 guardUnhandledRejections();
 
@@ -31,17 +32,18 @@ class Texts {
   }
 }
 
-const CONFIG = `
-system: first-use
-models:
-  caller: { provider: scripted, script: [ { toolCalls: [ { identifier: text, apiName: errorish, args: {} } ] }, { content: "done" } ] }
-  outside: { provider: scripted, script: [ { toolCalls: [ { identifier: ext, apiName: run, args: {} } ] }, { content: "done" } ] }
-clientTools:
-  ext/run: { description: "runs outside", parameters: { type: object, properties: {} } }
-agents:
-  caller: { model: caller, tools: [ "text/*" ] }
-  outside: { model: outside, tools: [ "ext/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'first-use',
+  models: {
+    caller: [toolCalls(call('text/errorish')), answer('done')],
+    outside: [toolCalls(call('ext/run')), answer('done')],
+  },
+  clientTools: { 'ext/run': { description: 'runs outside', parameters: { type: 'object', properties: {} } } },
+  agents: {
+    caller: { model: 'caller', tools: ['text/*'] },
+    outside: { model: 'outside', tools: ['ext/*'] },
+  },
+});
 
 describe('the runtime before the app bootstrapped', () => {
   it('execAgent and run before app.init() throw RuntimeNotReadyError telling to call app.init() first', async () => {

@@ -22,20 +22,22 @@ import {
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { appDatabases, postgresSuite } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, guardUnhandledRejections, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 guardUnhandledRejections();
 
-const CONFIG = `
-system: read-api
-models:
-  quick: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "done" } ] }
-  asking: { provider: scripted, costPerTokenUsd: 0, script: [ { toolCalls: [ { identifier: ext, apiName: ask, args: { q: "name?" } } ] }, { content: "got {{lastToolResult}}" } ] }
-clientTools:
-  ext/ask: { description: "asks the person at the client", parameters: { type: object, properties: { q: { type: string } } } }
-agents:
-  quick: { model: quick, tools: [] }
-  asker: { model: asking, tools: [ "ext/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'read-api',
+  models: {
+    quick: [answer('done')],
+    asking: [toolCalls(call('ext/ask', { q: 'name?' })), answer('got {{lastToolResult}}')],
+  },
+  clientTools: { 'ext/ask': { description: 'asks the person at the client', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
+  agents: {
+    quick: { model: 'quick', tools: [] },
+    asker: { model: 'asking', tools: ['ext/*'] },
+  },
+});
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 

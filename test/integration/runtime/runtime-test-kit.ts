@@ -21,6 +21,7 @@ import {
 import { STEP_COMMIT_FAILPOINTS, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
 export interface RuntimeApp {
   readonly moduleRef: TestingModule;
@@ -112,17 +113,15 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
 
 /** agents.yaml of one agent `assistant` whose scripted model answers "done" at once: a one-step run, free. */
 export function oneAnswerConfig(system: string): string {
-  return `
-system: ${system}
-models:
-  default:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - content: "done"
-agents:
-  assistant: { model: default }
-`;
+  return scriptedConfig({
+    system: system,
+    models: {
+      default: [answer('done')],
+    },
+    agents: {
+      assistant: { model: 'default' },
+    },
+  });
 }
 
 export const TERMINAL_POINTS: readonly HookPoint[] = ['onError', 'onComplete', 'on_run_end', 'on_run_error'];
