@@ -6,7 +6,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt } from './support/server-process.js';
-import { answer, scriptedConfig } from '../support/scripted-config.js';
 
 interface CliResult {
   status: number;
@@ -26,15 +25,12 @@ function runCli(args: string[]): CliResult {
 
 const SECRET = 'hunter2-literal-secret-7781';
 
-const BASE_CONFIG = scriptedConfig({
-  system: 't',
-  models: {
-    default: [answer('hi')],
-  },
-  agents: {
-    assistant: { model: 'default', instructions: 'x', tools: [] },
-  },
-});
+const BASE_CONFIG = `system: t
+models:
+  default: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "hi" } ] }
+agents:
+  assistant: { model: default, instructions: "x", tools: [] }
+`;
 
 let dir: string;
 

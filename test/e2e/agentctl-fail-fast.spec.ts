@@ -10,7 +10,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scratch, type Scratch } from './support/e2e-config.js';
 import { ensureBuilt } from './support/server-process.js';
-import { answer, scriptedConfig } from '../support/scripted-config.js';
 
 // Each test spawns the built CLI (a few seconds each on a busy 2-core machine).
 jest.setTimeout(120_000);
@@ -115,16 +114,21 @@ describe('G7 fail fast on server configuration', () => {
 });
 
 describe('G7 tools entries and model variables', () => {
-  const SELECTS_NOTHING = scriptedConfig({
-    system: 't',
-    models: {
-      default: [answer('hi')],
-    },
-    mcpServers: { kb: { url: 'http://127.0.0.1:1/mcp' } },
-    agents: {
-      assistant: { model: 'default', tools: ['clock/now', 'clock/nwo', 'kb/*', 'clok/*', 'agents/call'] },
-    },
-  });
+  const SELECTS_NOTHING = `system: t
+models:
+  default: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "hi" } ] }
+mcpServers:
+  kb: { url: "http://127.0.0.1:1/mcp" }
+agents:
+  assistant:
+    model: default
+    tools:
+      - "clock/now"
+      - "clock/nwo"
+      - "kb/*"
+      - "clok/*"
+      - "agents/call"
+`;
 
   it('G7: a tools entry that selects nothing is a config error with file, line, key and the entry itself (validate)', async () => {
     const config = join(files.dir, 'selects-nothing.yaml');

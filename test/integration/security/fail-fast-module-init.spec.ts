@@ -13,7 +13,6 @@ import type { AgentHooksModuleOptions } from '../../../src/agent-hooks.options.j
 import { AgentsConfigError } from '../../../src/config/config-error.js';
 import { EnvironmentSettingError } from '../../../src/config/environment/environment-setting-error.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
-import { scriptedConfig } from '../../support/scripted-config.js';
 
 @Injectable()
 class Clock {
@@ -116,18 +115,23 @@ describe('G7 fail fast at module init', () => {
   it('G7: a tools entry that selects nothing is a config error with file, line, key and the entry itself (app.init() fails)', async () => {
     const file = configFile(
       'selects-nothing',
-      scriptedConfig({
-        system: 't',
-        models: {
-          m: [],
-        },
-        mcpServers: { kb: { url: 'http://127.0.0.1:1/mcp' } },
-        clientTools: { 'browser/open': { description: 'opens a page', parameters: { type: 'object' } } },
-        agents: {
-          assistant: { model: 'm', tools: ['clock/now', 'device/*', 'browser/*', 'kb/*', 'mcp:kb', 'agents/call', '*'] },
-          typo: { model: 'm', tools: ['clock/nwo', 'clok/*'] },
-        },
-      }),
+      `system: t
+models:
+  m: { provider: scripted, script: [] }
+mcpServers:
+  kb: { url: "http://127.0.0.1:1/mcp" }
+clientTools:
+  browser/open: { description: "opens a page", parameters: { type: object } }
+agents:
+  assistant:
+    model: m
+    tools: [ "clock/now", "device/*", "browser/*", "kb/*", "mcp:kb", "agents/call", "*" ]
+  typo:
+    model: m
+    tools:
+      - "clock/nwo"
+      - "clok/*"
+`,
     );
     const error = await failureOf({ configFile: file });
     expect(error).toBeInstanceOf(AgentsConfigError);
