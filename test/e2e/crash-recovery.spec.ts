@@ -26,43 +26,29 @@ import { apiClient, until, type ApiClient, type Reply } from './support/http-cli
 import { startHeldMcpServer, type HeldMcpServer } from './support/held-mcp-server.js';
 import { startHoldingReceiver, type Delivery, type HoldingReceiver } from './support/holding-receiver.js';
 import { ensureBuilt, startServer, type ServerProcess } from './support/server-process.js';
+import { answer, call, scriptedConfig, toolCalls } from '../support/scripted-config.js';
 
 /** SPEC G2: one lease (10 s) plus one reconcile interval (5 s) by default; the test waits well past it. */
 const RECOVERY_BOUND_MS = 15_000;
 const WAIT_FOR_RECOVERY_MS = 35_000;
 
-const config = (mcpUrl: string) => `
-system: crash-e2e
-mcpServers:
-  kb: { url: "${mcpUrl}" }
-models:
-  held:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: kb, apiName: held, args: { tag: "{{prompt}}" } } ]
-      - content: "The tool said: {{lastToolResult}}"
-  clock:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-  browsing:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: browser, apiName: open, args: { url: "https://example.com/" } } ]
-      - content: "The page said: {{lastToolResult}}"
-clientTools:
-  browser/open: { description: "Opens a page in the user's browser (run by the client)", parameters: { type: object, properties: { url: { type: string } }, required: [ url ] } }
-agents:
-  runner: { model: held, tools: [ "mcp:kb" ] }
-  gated: { model: held, tools: [ "mcp:kb" ], approval: [ "^kb/held$" ] }
-  approver: { model: clock, tools: [ "clock/now" ], approval: [ "^clock/" ] }
-  browser: { model: browsing, tools: [ "browser/*" ] }
-  finisher: { model: clock, tools: [ "clock/now" ] }
-`;
+const config = (mcpUrl: string) => scriptedConfig({
+  system: 'crash-e2e',
+  mcpServers: { kb: { url: mcpUrl } },
+  models: {
+    held: [toolCalls(call('kb/held', { tag: '{{prompt}}' })), answer('The tool said: {{lastToolResult}}')],
+    clock: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+    browsing: [toolCalls(call('browser/open', { url: 'https://example.com/' })), answer('The page said: {{lastToolResult}}')],
+  },
+  clientTools: { 'browser/open': { description: 'Opens a page in the user\'s browser (run by the client)', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } } },
+  agents: {
+    runner: { model: 'held', tools: ['mcp:kb'] },
+    gated: { model: 'held', tools: ['mcp:kb'], approval: ['^kb/held$'] },
+    approver: { model: 'clock', tools: ['clock/now'], approval: ['^clock/'] },
+    browser: { model: 'browsing', tools: ['browser/*'] },
+    finisher: { model: 'clock', tools: ['clock/now'] },
+  },
+});
 
 type Case = 'a' | 'b' | 'c' | 'd' | 'e';
 const CASES: Record<Case, { agentId: string; title: string }> = {

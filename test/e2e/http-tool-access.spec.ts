@@ -9,39 +9,23 @@ import { join } from 'node:path';
 import { ensureBuilt, startServer, type ServerProcess } from './support/server-process.js';
 import { scratch, type Scratch } from './support/e2e-config.js';
 import { apiClient, expectErrorShape, until, type ApiClient } from './support/http-client.js';
+import { answer, call, scriptedConfig, toolCalls } from '../support/scripted-config.js';
 
-const CONFIG = `
-system: http-tool-access
-clientTools:
-  browser/open: { description: "Open a page in the user's browser", parameters: { type: object, properties: { url: { type: string } }, required: [ url ] } }
-  device/flash: { description: "Turns the flash on", parameters: { type: object, properties: {} } }
-models:
-  setting:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: set, args: { time: "noon" } } ]
-      - content: "{{lastToolResult}}"
-  opening:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: browser, apiName: open, args: { url: "https://example.com" } } ]
-      - content: "page: {{lastToolResult}}"
-  photographing:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: device, apiName: photo, args: { zoom: 2 } } ]
-      - content: "photo: {{lastToolResult}}"
-agents:
-  sneaky: { model: setting, tools: [ "clock/now" ] }
-  navigator: { model: opening, tools: [ "browser/*" ] }
-  camera: { model: photographing, tools: [ "device/*" ] }
-hooks:
-  beforeToolCall:
-    - { plugin: quickstart_hooks, method: clockPolicy, matcher: "^clock/", onError: block }
-`;
+const CONFIG = scriptedConfig({
+  system: 'http-tool-access',
+  clientTools: { 'browser/open': { description: 'Open a page in the user\'s browser', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } }, 'device/flash': { description: 'Turns the flash on', parameters: { type: 'object', properties: {} } } },
+  models: {
+    setting: [toolCalls(call('clock/set', { time: 'noon' })), answer('{{lastToolResult}}')],
+    opening: [toolCalls(call('browser/open', { url: 'https://example.com' })), answer('page: {{lastToolResult}}')],
+    photographing: [toolCalls(call('device/photo', { zoom: 2 })), answer('photo: {{lastToolResult}}')],
+  },
+  agents: {
+    sneaky: { model: 'setting', tools: ['clock/now'] },
+    navigator: { model: 'opening', tools: ['browser/*'] },
+    camera: { model: 'photographing', tools: ['device/*'] },
+  },
+  hooks: { beforeToolCall: [{ plugin: 'quickstart_hooks', method: 'clockPolicy', matcher: '^clock/', onError: 'block' }] },
+});
 
 const PHOTO = { identifier: 'device', apiName: 'photo', description: 'Takes a photo', parameters: { type: 'object', properties: { zoom: { type: 'number' } } } };
 

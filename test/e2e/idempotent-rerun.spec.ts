@@ -15,30 +15,21 @@ import { startKeyedMcpServer, type KeyedMcpServer } from '../integration/mcp/key
 import { appDatabases, type DriverName } from '../integration/persistence/test-databases.js';
 import { apiClient, until } from './support/http-client.js';
 import { ensureBuilt, startServer, type ServerProcess } from './support/server-process.js';
+import { answer, call, scriptedConfig, toolCalls } from '../support/scripted-config.js';
 
-const config = (url: string) => `
-system: f2-e2e
-mcpServers:
-  pay: { url: "${url}", idempotent: true }
-  payplain: { url: "${url}" }
-models:
-  pay:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: pay, apiName: charge, args: { amount: 5 } } ]
-      - content: "paid: {{lastToolResult}}"
-  payplain:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: payplain, apiName: charge, args: { amount: 7 } } ]
-      - content: "paid: {{lastToolResult}}"
-agents:
-  approvedIdempotent: { model: pay, tools: [ "mcp:pay" ], approval: [ "charge$" ] }
-  plainIdempotent: { model: pay, tools: [ "mcp:pay" ] }
-  approvedPlain: { model: payplain, tools: [ "mcp:payplain" ], approval: [ "charge$" ] }
-`;
+const config = (url: string) => scriptedConfig({
+  system: 'f2-e2e',
+  mcpServers: { pay: { url: url, idempotent: true }, payplain: { url: url } },
+  models: {
+    pay: [toolCalls(call('pay/charge', { amount: 5 })), answer('paid: {{lastToolResult}}')],
+    payplain: [toolCalls(call('payplain/charge', { amount: 7 })), answer('paid: {{lastToolResult}}')],
+  },
+  agents: {
+    approvedIdempotent: { model: 'pay', tools: ['mcp:pay'], approval: ['charge$'] },
+    plainIdempotent: { model: 'pay', tools: ['mcp:pay'] },
+    approvedPlain: { model: 'payplain', tools: ['mcp:payplain'], approval: ['charge$'] },
+  },
+});
 
 /** Short leases: the survivor takes over within seconds (SPEC G2's bound scales with them). */
 const RECOVERY_ENV = { AGENT_HOOKS_LEASE_MS: '3000', AGENT_HOOKS_RECONCILE_EVERY_MS: '1000' };

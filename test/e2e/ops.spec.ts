@@ -10,28 +10,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, until } from './support/http-client.js';
 import { ensureBuilt, startServer, type ServerProcess } from './support/server-process.js';
+import { answer, call, scriptedConfig, toolCalls } from '../support/scripted-config.js';
 
 // Each test spawns the built CLI or server (a few seconds each on a busy 2-core machine).
 jest.setTimeout(120_000);
 
-const CONFIG = `
-system: ops-e2e
-models:
-  clock:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  assistant: { model: clock, tools: [ "clock/now" ] }
-  approver: { model: clock, tools: [ "clock/now" ], approval: [ "^clock/" ] }
-hooks:
-  after_tool_call:
-    - { plugin: ops_probe, method: audit, failure_policy: warn }
-  on_engine_stop:
-    - { plugin: ops_probe, method: engineStopped, failure_policy: warn }
-`;
+const CONFIG = scriptedConfig({
+  system: 'ops-e2e',
+  models: {
+    clock: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+  },
+  agents: {
+    assistant: { model: 'clock', tools: ['clock/now'] },
+    approver: { model: 'clock', tools: ['clock/now'], approval: ['^clock/'] },
+  },
+  hooks: { after_tool_call: [{ plugin: 'ops_probe', method: 'audit', failure_policy: 'warn' }], on_engine_stop: [{ plugin: 'ops_probe', method: 'engineStopped', failure_policy: 'warn' }] },
+});
 
 // on_engine_stop leaves a mark in a file, so the test can see it ran during the shutdown.
 const PROBE = `import { appendFileSync } from 'node:fs';

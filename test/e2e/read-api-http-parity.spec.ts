@@ -8,18 +8,21 @@ import { ensureBuilt, startServer, type ServerProcess } from './support/server-p
 import { scratch, type Scratch } from './support/e2e-config.js';
 import { apiClient, until, type ApiClient } from './support/http-client.js';
 import { bootRuntime, type RuntimeApp } from '../integration/runtime/runtime-test-kit.js';
+import { scriptedConfig } from '../support/scripted-config.js';
 
 const ALICE_KEY = 'parity-alice-key-0123456789';
 const BOB_KEY = 'parity-bob-key-0123456789';
 
 /** The library app reads only: one agent so its config is valid, no tool the server's agents use. */
-const READER_CONFIG = `
-system: reader
-models:
-  none: { provider: scripted, script: [] }
-agents:
-  idle: { model: none, tools: [] }
-`;
+const READER_CONFIG = scriptedConfig({
+  system: 'reader',
+  models: {
+    none: [],
+  },
+  agents: {
+    idle: { model: 'none', tools: [] },
+  },
+});
 
 let dir: Scratch;
 let server: ServerProcess;

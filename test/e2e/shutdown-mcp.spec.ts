@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { apiClient, until } from './support/http-client.js';
 import { startHeldMcpServer, type HeldMcpServer } from './support/held-mcp-server.js';
 import { ensureBuilt, startServer, type ServerProcess } from './support/server-process.js';
+import { answer, call, scriptedConfig, toolCalls } from '../support/scripted-config.js';
 
 jest.setTimeout(90_000);
 
@@ -25,20 +26,16 @@ beforeAll(async () => {
   kb = await startHeldMcpServer({ label: 'kb' });
   writeFileSync(
     join(dir, 'agents.yaml'),
-    `
-system: g4-e2e
-mcpServers:
-  kb: { url: "${kb.url}" }
-models:
-  default:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: kb, apiName: held, args: { tag: slow } } ]
-      - content: "The knowledge base said: {{lastToolResult}}"
-agents:
-  researcher: { model: default, tools: [ "mcp:kb" ] }
-`,
+    scriptedConfig({
+      system: 'g4-e2e',
+      mcpServers: { kb: { url: kb.url } },
+      models: {
+        default: [toolCalls(call('kb/held', { tag: 'slow' })), answer('The knowledge base said: {{lastToolResult}}')],
+      },
+      agents: {
+        researcher: { model: 'default', tools: ['mcp:kb'] },
+      },
+    }),
   );
 });
 

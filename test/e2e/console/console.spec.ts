@@ -16,6 +16,7 @@ import { browserSuite, launchBrowser, type Browser } from './browser.js';
 import { fakeOperationsApi } from './fake-api.js';
 import { chunk, openStream, startChatCompletionsServer, type ChatCompletionsServer } from '../../integration/models/chat-completions-server.js';
 import { deferred } from '../../integration/runtime/runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const KEY = 'console-key-5e1f0c9b';
 
@@ -29,33 +30,21 @@ interface InPage {
 const ARTIFACTS = join('test-artifacts', 'console');
 const TEST_MS = 90_000;
 
-const CONFIG = `
-system: console-e2e
-models:
-  clock:
-    provider: scripted
-    costPerTokenUsd: 0.000001
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-  setter:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: set, args: { time: "noon" } } ]
-      - content: "{{lastToolResult}}"
-  streaming: { provider: openai, model: gpt-test, baseUrlEnv: CONSOLE_LLM_BASE, apiKeyEnv: CONSOLE_LLM_KEY }
-agents:
-  writer: { model: streaming }
-  approver: { model: clock, tools: [ "clock/now" ], approval: [ "^clock/" ] }
-  deferring: { model: clock, tools: [ "clock/now" ], deferred: [ "^clock/" ] }
-  timekeeper: { model: setter, tools: [ "clock/*" ] }
-hooks:
-  beforeToolCall:
-    - { plugin: quickstart_hooks, method: clockPolicy, matcher: "^clock/", onError: block }
-  after_tool_call:
-    - { plugin: quickstart_hooks, method: auditToolCall, failure_policy: warn }
-`;
+const CONFIG = scriptedConfig({
+  system: 'console-e2e',
+  models: {
+    clock: { script: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')], costPerTokenUsd: 0.000001 },
+    setter: [toolCalls(call('clock/set', { time: 'noon' })), answer('{{lastToolResult}}')],
+    streaming: { provider: 'openai', model: 'gpt-test', baseUrlEnv: 'CONSOLE_LLM_BASE', apiKeyEnv: 'CONSOLE_LLM_KEY' },
+  },
+  agents: {
+    writer: { model: 'streaming' },
+    approver: { model: 'clock', tools: ['clock/now'], approval: ['^clock/'] },
+    deferring: { model: 'clock', tools: ['clock/now'], deferred: ['^clock/'] },
+    timekeeper: { model: 'setter', tools: ['clock/*'] },
+  },
+  hooks: { beforeToolCall: [{ plugin: 'quickstart_hooks', method: 'clockPolicy', matcher: '^clock/', onError: 'block' }], after_tool_call: [{ plugin: 'quickstart_hooks', method: 'auditToolCall', failure_policy: 'warn' }] },
+});
 
 const describeInBrowser = browserSuite('test/e2e/console/console.spec.ts');
 

@@ -5,24 +5,20 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-export const AGENTS_YAML = `
-system: http-e2e
-models:
-  clock:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  assistant: { model: clock, tools: [ "clock/now" ] }
-  approver: { model: clock, tools: [ "clock/now" ], approval: [ "^clock/" ] }
-  deferring: { model: clock, tools: [ "clock/now" ], deferred: [ "^clock/" ] }
-hooks:
-  after_tool_call:
-    - { plugin: quickstart_hooks, method: auditToolCall, failure_policy: warn }
-`;
+export const AGENTS_YAML = scriptedConfig({
+  system: 'http-e2e',
+  models: {
+    clock: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+  },
+  agents: {
+    assistant: { model: 'clock', tools: ['clock/now'] },
+    approver: { model: 'clock', tools: ['clock/now'], approval: ['^clock/'] },
+    deferring: { model: 'clock', tools: ['clock/now'], deferred: ['^clock/'] },
+  },
+  hooks: { after_tool_call: [{ plugin: 'quickstart_hooks', method: 'auditToolCall', failure_policy: 'warn' }] },
+});
 
 export interface Scratch {
   dir: string;

@@ -15,29 +15,20 @@ import { appDatabases, type DriverName } from '../persistence/test-databases.js'
 import { bootRuntime, eventually, guardUnhandledRejections, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { installTestSdk, type TestSdk } from '../tracing/otel-test-sdk.js';
 import { startKeyedMcpServer, type KeyedMcpServer } from './keyed-mcp-server.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const config = (url: string) => `
-system: f1-idempotency-key
-mcpServers:
-  pay: { url: "${url}" }
-models:
-  paying:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: pay, apiName: charge, args: { amount: 5 } }, { identifier: ledger, apiName: record, args: { entry: "a" } } ]
-      - toolCalls: [ { identifier: ledger, apiName: record, args: { entry: "b" } } ]
-      - content: "paid"
-  approving:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: ledger, apiName: record, args: { entry: "approved" } } ]
-      - content: "recorded"
-agents:
-  payer: { model: paying, tools: [ "mcp:pay", "ledger/*" ] }
-  approver: { model: approving, tools: [ "ledger/*" ], approval: [ "^ledger/record$" ] }
-`;
+const config = (url: string) => scriptedConfig({
+  system: 'f1-idempotency-key',
+  mcpServers: { pay: { url: url } },
+  models: {
+    paying: [toolCalls(call('pay/charge', { amount: 5 }), call('ledger/record', { entry: 'a' })), toolCalls(call('ledger/record', { entry: 'b' })), answer('paid')],
+    approving: [toolCalls(call('ledger/record', { entry: 'approved' })), answer('recorded')],
+  },
+  agents: {
+    payer: { model: 'paying', tools: ['mcp:pay', 'ledger/*'] },
+    approver: { model: 'approving', tools: ['ledger/*'], approval: ['^ledger/record$'] },
+  },
+});
 
 /** What the local tool was handed, by tool call id. */
 const localKeys = new Map<string, string>();

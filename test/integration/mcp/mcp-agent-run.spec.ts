@@ -8,22 +8,20 @@ import { Injectable } from '@nestjs/common';
 import { HookInvocation, McpRequestContext, OnHook, ToolCallContext, type AfterToolCallEvent, type BeforeToolCallObservationEvent } from '../../../src/index.js';
 import { bootRuntime, eventOf, guardUnhandledRejections, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startMcpServer, type TestMcpServer } from './mcp-test-server.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const TOKEN = 'mcp-agent-run-token-41d7';
 
-const config = (url: string) => `
-system: mcp-agent-run-test
-mcpServers:
-  kb: { url: "${url}" }
-models:
-  default:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: kb, apiName: echo, args: { text: "{{prompt}}" } } ]
-      - content: "The knowledge base said: {{lastToolResult}}"
-agents:
-  researcher: { model: default, tools: [ "mcp:kb" ] }
-`;
+const config = (url: string) => scriptedConfig({
+  system: 'mcp-agent-run-test',
+  mcpServers: { kb: { url: url } },
+  models: {
+    default: [toolCalls(call('kb/echo', { text: '{{prompt}}' })), answer('The knowledge base said: {{lastToolResult}}')],
+  },
+  agents: {
+    researcher: { model: 'default', tools: ['mcp:kb'] },
+  },
+});
 
 /** Adds the bearer token for `kb`; remembers which run each tools/call request belonged to. */
 @Injectable()
@@ -45,7 +43,7 @@ let app: RuntimeApp;
 
 beforeAll(async () => {
   kb = await startMcpServer(TOKEN);
-  app = await bootRuntime({ config: config(kb.url), providers: [KbAuth] });
+  app = await bootRuntime({ observe: true, config: config(kb.url), providers: [KbAuth] });
 }, 30_000);
 
 afterAll(async () => {

@@ -12,22 +12,20 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { HookInvocation, McpRequestContext, OnHook, RuntimeShuttingDownError } from '../../../src/index.js';
 import { bootRuntime, guardUnhandledRejections, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startMcpServer, type TestMcpServer } from './mcp-test-server.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const TOKEN = 'mcp-shutdown-token-7c21';
 
-const config = (url: string) => `
-system: mcp-shutdown-test
-mcpServers:
-  kb: { url: "${url}" }
-models:
-  default:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: kb, apiName: slow, args: {} } ]
-      - content: "The knowledge base said: {{lastToolResult}}"
-agents:
-  researcher: { model: default, tools: [ "mcp:kb" ] }
-`;
+const config = (url: string) => scriptedConfig({
+  system: 'mcp-shutdown-test',
+  mcpServers: { kb: { url: url } },
+  models: {
+    default: [toolCalls(call('kb/slow')), answer('The knowledge base said: {{lastToolResult}}')],
+  },
+  agents: {
+    researcher: { model: 'default', tools: ['mcp:kb'] },
+  },
+});
 
 @Injectable()
 class KbAuth {

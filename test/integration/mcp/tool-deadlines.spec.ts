@@ -84,7 +84,7 @@ let metrics: ToolMetrics;
 
 beforeAll(async () => {
   server = await startKeyedMcpServer({ failures: 2 });
-  app = await bootRuntime({ config: config(server.url), providers: [StuckTools, RetriedTools] });
+  app = await bootRuntime({ observe: true, config: config(server.url), providers: [StuckTools, RetriedTools] });
   registry = new Registry();
   metrics = new ToolMetrics(app.moduleRef.get(LateToolResults), registry);
   metrics.onModuleInit();

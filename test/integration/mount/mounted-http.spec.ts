@@ -34,14 +34,17 @@ import { CONSOLE_FILES } from '../../../src/server/console/console.controller.js
 import { apiClient, expectErrorShape, until } from '../../e2e/support/http-client.js';
 import { readEvents } from '../../e2e/support/sse.js';
 import { appDatabases } from '../persistence/test-databases.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: mounted-http
-models:
-  quick: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "hello {{prompt}}" } ] }
-agents:
-  assistant: { model: quick }
-`;
+const CONFIG = scriptedConfig({
+  system: 'mounted-http',
+  models: {
+    quick: [answer('hello {{prompt}}')],
+  },
+  agents: {
+    assistant: { model: 'quick' },
+  },
+});
 
 const USERS: Readonly<Record<string, { id?: string; boom?: boolean }>> = {
   'alice-token': { id: 'alice' },

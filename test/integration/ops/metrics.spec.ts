@@ -19,21 +19,19 @@ import { HookMetrics } from '../../../src/server/ops/hook-metrics.js';
 import { METRICS_REGISTRY } from '../../../src/server/ops/metrics-registry.js';
 import { OpsModule } from '../../../src/server/ops/ops.module.js';
 import { eventually } from '../../support/eventually.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: metrics
-models:
-  clock:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  assistant: { model: clock, tools: [ "clock/now" ] }
-  approver: { model: clock, tools: [ "clock/now" ], approval: [ "^clock/" ] }
-  capped: { model: clock, tools: [ "clock/now" ], limits: { maxToolCalls: 0 } }
-`;
+const CONFIG = scriptedConfig({
+  system: 'metrics',
+  models: {
+    clock: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+  },
+  agents: {
+    assistant: { model: 'clock', tools: ['clock/now'] },
+    approver: { model: 'clock', tools: ['clock/now'], approval: ['^clock/'] },
+    capped: { model: 'clock', tools: ['clock/now'], limits: { maxToolCalls: 0 } },
+  },
+});
 
 let dir: string;
 

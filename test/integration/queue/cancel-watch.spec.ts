@@ -10,20 +10,19 @@ import type { LocalToolContext } from '../../../src/runtime/tools/local-tool.js'
 import { dropSchema, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, deferred, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { REDIS_URL, dropPrefix, fastQueue, queueSuite, uniquePrefix } from './queue-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const describeWithServices = await queueSuite('queue/cancel-watch.spec.ts', 'the queue worker\'s event-driven cancel watch');
 
-const CONFIG = `
-system: cancel-watch
-models:
-  patient:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: wait, apiName: forever, args: {} } ]
-      - content: "never reached"
-agents:
-  waiter: { model: patient, tools: [ "wait/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'cancel-watch',
+  models: {
+    patient: [toolCalls(call('wait/forever')), answer('never reached')],
+  },
+  agents: {
+    waiter: { model: 'patient', tools: ['wait/*'] },
+  },
+});
 
 const tool = { started: deferred(), aborted: deferred() };
 
@@ -50,8 +49,8 @@ const LONG_LEASE_MS = 600_000;
 
 beforeAll(async () => {
   const common = { config: CONFIG, providers: [WaitingTools], database: postgresDatabaseOption(schema) };
-  api = await bootRuntime({ ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false, leaseMs: LONG_LEASE_MS }) } });
-  worker = await bootRuntime({ ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { leaseMs: LONG_LEASE_MS }) } });
+  api = await bootRuntime({ observe: true, ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false, leaseMs: LONG_LEASE_MS }) } });
+  worker = await bootRuntime({ observe: true, ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { leaseMs: LONG_LEASE_MS }) } });
 }, 60_000);
 
 afterAll(async () => {

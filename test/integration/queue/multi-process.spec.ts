@@ -18,30 +18,21 @@ import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopba
 import { REDIS_URL, dropPrefix, fastQueue, queueSuite, uniquePrefix } from './queue-kit.js';
 import { startWorker, stopWorker, type WorkerProcess, type WorkerSettings } from './worker-processes.js';
 import { pause } from '../../support/eventually.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: queue-chaos
-models:
-  plain:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-  browsing:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: browser, apiName: open, args: { url: "https://example.com" } } ]
-      - content: "page: {{lastToolResult}}"
-clientTools:
-  browser/open: { description: "opens a page (run by the client)", parameters: { type: object, properties: { url: { type: string } } } }
-agents:
-  plain: { model: plain, tools: [ "clock/*" ] }
-  approver: { model: plain, tools: [ "clock/*" ], approval: [ "^clock/" ] }
-  deferrer: { model: browsing, tools: [ "clock/*", "browser/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'queue-chaos',
+  models: {
+    plain: [toolCalls(call('clock/now')), toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+    browsing: [toolCalls(call('browser/open', { url: 'https://example.com' })), answer('page: {{lastToolResult}}')],
+  },
+  clientTools: { 'browser/open': { description: 'opens a page (run by the client)', parameters: { type: 'object', properties: { url: { type: 'string' } } } } },
+  agents: {
+    plain: { model: 'plain', tools: ['clock/*'] },
+    approver: { model: 'plain', tools: ['clock/*'], approval: ['^clock/'] },
+    deferrer: { model: 'browsing', tools: ['clock/*', 'browser/*'] },
+  },
+});
 
 /** `npm run test:soak` sets AGENT_HOOKS_SOAK=1: 200 operations, three workers, two kills. */
 const SOAK = process.env.AGENT_HOOKS_SOAK === '1';

@@ -28,8 +28,8 @@ beforeAll(async () => {
   receiver = await startReceiver({ '/notify': (req, res) => req.on('end', () => res.writeHead(204).end()) });
   const database = postgresDatabaseOption(schema);
   const common = { config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks: { allowNetworks: ['127.0.0.1/32'] } };
-  api = await bootRuntime({ ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false }) } });
-  worker = await bootRuntime({ ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix) } });
+  api = await bootRuntime({ observe: true, ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false }) } });
+  worker = await bootRuntime({ observe: true, ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix) } });
 }, 60_000);
 
 afterAll(async () => {

@@ -14,21 +14,17 @@ import { bootRuntime, eventually, within, type RuntimeApp } from '../runtime/run
 import { pause } from '../../support/eventually.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { fastQueue, queueSuite, redisAvailable, uniquePrefix } from './queue-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: redis-restart
-models:
-  plain:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  plain: { model: plain, tools: [ "clock/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'redis-restart',
+  models: {
+    plain: [toolCalls(call('clock/now')), toolCalls(call('clock/now')), toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+  },
+  agents: {
+    plain: { model: 'plain', tools: ['clock/*'] },
+  },
+});
 
 // Probed at collection time: without PostgreSQL or Redis the test shows as skipped (a failure under CI=true).
 const describeWithServices = await queueSuite('queue/redis-restart.spec.ts', 'the Redis restart mid-run');
@@ -76,9 +72,9 @@ beforeAll(async () => {
   const url = `redis://127.0.0.1:${port}`;
   const webhooks = { allowNetworks: ['127.0.0.1/32'] };
   const prefix = uniquePrefix();
-  api = await bootRuntime({ config: CONFIG, database, webhooks, module: { mode: 'queue', redis: url, queue: fastQueue(prefix, { worker: false }) } });
+  api = await bootRuntime({ observe: true, config: CONFIG, database, webhooks, module: { mode: 'queue', redis: url, queue: fastQueue(prefix, { worker: false }) } });
   // The worker runs the steps, so it has the tool the agent lists (G7: an entry must select a registered tool).
-  worker = await bootRuntime({ config: CONFIG, database, webhooks, providers: [ClockTools], module: { mode: 'queue', redis: url, queue: fastQueue(prefix) } });
+  worker = await bootRuntime({ observe: true, config: CONFIG, database, webhooks, providers: [ClockTools], module: { mode: 'queue', redis: url, queue: fastQueue(prefix) } });
 }, 60_000);
 
 afterAll(async () => {

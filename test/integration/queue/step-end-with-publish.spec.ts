@@ -12,29 +12,21 @@ import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { DATABASE_URL, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { REDIS_URL, dropPrefix, fastQueue, queueSuite, uniquePrefix } from './queue-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const describeWithServices = await queueSuite('queue/step-end-with-publish.spec.ts', 'the queue step end riding on the last publish');
 
-const CONFIG = `
-system: queue-step-end-test
-models:
-  clock:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} }, { identifier: clock, apiName: now, args: {} } ]
-      - content: "done at {{lastToolResult}}"
-  gated:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: gate, apiName: pass, args: {} } ]
-      - content: "a step after the cancel"
-agents:
-  assistant: { model: clock, tools: [ "clock/now" ] }
-  waiter: { model: gated, tools: [ "gate/pass" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'queue-step-end-test',
+  models: {
+    clock: [toolCalls(call('clock/now')), toolCalls(call('clock/now'), call('clock/now')), answer('done at {{lastToolResult}}')],
+    gated: [toolCalls(call('gate/pass')), answer('a step after the cancel')],
+  },
+  agents: {
+    assistant: { model: 'clock', tools: ['clock/now'] },
+    waiter: { model: 'gated', tools: ['gate/pass'] },
+  },
+});
 
 /** The gate's call blocks until the test opens it; `entered` says it is running. */
 const gate = { entered: 0, open: () => undefined as void, opened: Promise.resolve() };

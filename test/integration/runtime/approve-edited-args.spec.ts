@@ -13,19 +13,17 @@ import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import type { InterventionRecord } from '../../../src/persistence/records.js';
 import { DATABASE_URL, driverSuites, postgresDatabaseOption, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, guardUnhandledRejections, rejectionOf, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: approve-edited-args
-models:
-  paying:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: pay, apiName: charge, args: { amount: 90, note: "model" } } ]
-      - content: "{{lastToolResult}}"
-agents:
-  payer: { model: paying, tools: [ "pay/*" ], approval: [ "^pay/" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'approve-edited-args',
+  models: {
+    paying: [toolCalls(call('pay/charge', { amount: 90, note: 'model' })), answer('{{lastToolResult}}')],
+  },
+  agents: {
+    payer: { model: 'paying', tools: ['pay/*'], approval: ['^pay/'] },
+  },
+});
 
 /** The arguments each execution received. */
 const charged: Array<Record<string, unknown>> = [];
@@ -60,7 +58,7 @@ describeEachDriver('F6 approve with edited arguments on %s', (driver: DriverName
       schemas.push(schema);
       database = postgresDatabaseOption(schema);
     }
-    app = await bootRuntime({ config: CONFIG, providers: [Payments], ...(database ? { database } : {}) });
+    app = await bootRuntime({ observe: true, config: CONFIG, providers: [Payments], ...(database ? { database } : {}) });
   }, 30_000);
 
   afterEach(async () => {

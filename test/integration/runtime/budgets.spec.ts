@@ -13,53 +13,25 @@ import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { operationView } from '../../../src/runtime/reading/operation-views.js';
 import { DATABASE_URL, driverSuites, postgresDatabaseOption, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, guardUnhandledRejections, pointsOf, rejectionOf, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: budgets-test
-models:
-  threeClocks:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} }, { identifier: clock, apiName: now, args: {} }, { identifier: clock, apiName: now, args: {} } ]
-      - content: "never reached"
-  payTwice:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: pay, apiName: charge, args: { amount: 1 } } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: pay, apiName: charge, args: { amount: 2 } } ]
-      - content: "never reached"
-  wordy:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "never reached"
-  failing:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: flaky, apiName: fail, args: { a: 1, b: [ 1, 2 ] } } ]
-      - toolCalls: [ { identifier: flaky, apiName: fail, args: { b: [ 1, 2 ], a: 1 } } ]
-      - toolCalls: [ { identifier: flaky, apiName: fail, args: { a: 1, b: [ 1, 2 ] } } ]
-      - toolCalls: [ { identifier: flaky, apiName: fail, args: { b: [ 1, 2 ], a: 1 } } ]
-      - content: "never reached"
-  approvedThenMore:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} }, { identifier: pay, apiName: charge, args: { amount: 3 } } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "never reached"
-agents:
-  capped: { model: threeClocks, tools: [ "clock/*" ], limits: { maxToolCalls: 2 } }
-  payer: { model: payTwice, tools: [ "clock/*", "pay/*" ], limits: { perTool: { "pay/*": 1 } } }
-  talker: { model: wordy, tools: [ "clock/*" ], limits: { maxTokens: 5 } }
-  looper: { model: failing, tools: [ "flaky/*" ] }
-  restarted: { model: approvedThenMore, tools: [ "clock/*", "pay/*" ], approval: [ "^pay/" ], limits: { maxToolCalls: 2 } }
-`;
+const CONFIG = scriptedConfig({
+  system: 'budgets-test',
+  models: {
+    threeClocks: [toolCalls(call('clock/now'), call('clock/now'), call('clock/now')), answer('never reached')],
+    payTwice: [toolCalls(call('pay/charge', { amount: 1 })), toolCalls(call('clock/now')), toolCalls(call('pay/charge', { amount: 2 })), answer('never reached')],
+    wordy: [toolCalls(call('clock/now')), answer('never reached')],
+    failing: [toolCalls(call('flaky/fail', { a: 1, b: [1, 2] })), toolCalls(call('flaky/fail', { b: [1, 2], a: 1 })), toolCalls(call('flaky/fail', { a: 1, b: [1, 2] })), toolCalls(call('flaky/fail', { b: [1, 2], a: 1 })), answer('never reached')],
+    approvedThenMore: [toolCalls(call('clock/now'), call('pay/charge', { amount: 3 })), toolCalls(call('clock/now')), answer('never reached')],
+  },
+  agents: {
+    capped: { model: 'threeClocks', tools: ['clock/*'], limits: { maxToolCalls: 2 } },
+    payer: { model: 'payTwice', tools: ['clock/*', 'pay/*'], limits: { perTool: { 'pay/*': 1 } } },
+    talker: { model: 'wordy', tools: ['clock/*'], limits: { maxTokens: 5 } },
+    looper: { model: 'failing', tools: ['flaky/*'] },
+    restarted: { model: 'approvedThenMore', tools: ['clock/*', 'pay/*'], approval: ['^pay/'], limits: { maxToolCalls: 2 } },
+  },
+});
 
 /** Counts executions per tool: `runs` is shared by every app booted in a test. */
 const runs = { clock: 0, charge: 0, fail: 0 };
@@ -96,7 +68,7 @@ describeEachDriver('F4/F5 budgets on %s', (driver: DriverName) => {
 
   /** A database of the test's own: a SQLite file in the app's folder, or a fresh PostgreSQL schema. */
   const boot = async (database?: string): Promise<RuntimeApp> => {
-    const booted = await bootRuntime({ config: CONFIG, providers: [Tools], ...(database ? { database } : {}) });
+    const booted = await bootRuntime({ observe: true, config: CONFIG, providers: [Tools], ...(database ? { database } : {}) });
     apps.push(booted);
     return booted;
   };

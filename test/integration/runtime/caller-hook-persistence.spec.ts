@@ -14,20 +14,19 @@ import type { AgentHook } from '../../../src/index.js';
 import { AGENT_DIRECTORY, type AgentDirectory } from '../../../src/runtime/agent-directory.port.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { bootRuntime, guardUnhandledRejections, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: caller-hooks-test
-models:
-  plain:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-  broken: { provider: scripted, script: [ { content: "never played" } ] }
-agents:
-  assistant: { model: plain, tools: [ "clock/*" ] }
-  breaker: { model: broken }
-`;
+const CONFIG = scriptedConfig({
+  system: 'caller-hooks-test',
+  models: {
+    plain: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+    broken: [answer('never played')],
+  },
+  agents: {
+    assistant: { model: 'plain', tools: ['clock/*'] },
+    breaker: { model: 'broken' },
+  },
+});
 
 const TOKEN_VALUE = 'tok-DISTINCTIVE-5ec2e7-value';
 

@@ -12,14 +12,17 @@ import { AgentHooksModule, HookRegistry, RunContext } from '../../../src/index.j
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
 import { OperationRunner } from '../../../src/runtime/operation-runner.js';
 import { StepExecutor } from '../../../src/runtime/step-executor.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: restore-test
-models:
-  quiet: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "hello" } ] }
-agents:
-  assistant: { model: quiet }
-`;
+const CONFIG = scriptedConfig({
+  system: 'restore-test',
+  models: {
+    quiet: [answer('hello')],
+  },
+  agents: {
+    assistant: { model: 'quiet' },
+  },
+});
 
 let dir: string;
 let server: Server;

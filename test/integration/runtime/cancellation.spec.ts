@@ -12,30 +12,21 @@ import type { AfterToolCallEvent } from '../../../src/index.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import type { LocalToolContext } from '../../../src/runtime/tools/local-tool.js';
 import { bootRuntime, deferred, eventually, guardUnhandledRejections, pointsOf, TERMINAL_POINTS, within, type Deferred, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: cancel-test
-models:
-  patient:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: wait, apiName: forever, args: {} } ]
-      - content: "never reached"
-  gated:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: guarded, apiName: act, args: {} } ]
-      - content: "never reached"
-  audited:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: audited, apiName: read, args: {} } ]
-      - content: "never reached"
-agents:
-  waiter: { model: patient, tools: [ "wait/*" ] }
-  gated: { model: gated, tools: [ "guarded/*" ] }
-  audited: { model: audited, tools: [ "audited/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'cancel-test',
+  models: {
+    patient: [toolCalls(call('wait/forever')), answer('never reached')],
+    gated: [toolCalls(call('guarded/act')), answer('never reached')],
+    audited: [toolCalls(call('audited/read')), answer('never reached')],
+  },
+  agents: {
+    waiter: { model: 'patient', tools: ['wait/*'] },
+    gated: { model: 'gated', tools: ['guarded/*'] },
+    audited: { model: 'audited', tools: ['audited/*'] },
+  },
+});
 
 const tool = {
   started: deferred(),
@@ -96,7 +87,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  app = await bootRuntime({ config: CONFIG, providers: [CancelTools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+  app = await bootRuntime({ observe: true, config: CONFIG, providers: [CancelTools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
 });
 
 afterAll(async () => {

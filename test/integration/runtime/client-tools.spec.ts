@@ -78,7 +78,7 @@ beforeAll(async () => {
   llm = await startChatCompletionsServer();
   process.env.CLIENT_TOOLS_LLM_BASE = llm.baseUrl;
   dir = mkdtempSync(join(tmpdir(), 'agent-hooks-client-tools-'));
-  app = await bootRuntime({ config: CONFIG, providers: [ClockTools], database: `sqlite:${join(dir, 'db.sqlite')}` });
+  app = await bootRuntime({ observe: true, config: CONFIG, providers: [ClockTools], database: `sqlite:${join(dir, 'db.sqlite')}` });
 }, 30_000);
 
 afterAll(async () => {
@@ -115,7 +115,7 @@ describe('G1 declared client tools', () => {
     expect(item).toMatchObject({ kind: 'deferred', identifier: 'device', apiName: 'photo', args: { zoom: 2 } });
 
     // A second process on the same database: the step after the result offers the same client tools.
-    const second = await bootRuntime({ config: CONFIG, providers: [ClockTools], database: `sqlite:${join(dir, 'db.sqlite')}` });
+    const second = await bootRuntime({ observe: true, config: CONFIG, providers: [ClockTools], database: `sqlite:${join(dir, 'db.sqlite')}` });
     try {
       await second.runtime.completeDeferred(operationId, item!.toolCallId, { content: 'photo.jpg', success: true });
       await untilOperation(second.store, operationId, (op) => op.status === 'completed');

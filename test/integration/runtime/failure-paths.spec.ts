@@ -73,7 +73,7 @@ let server: ChatCompletionsServer;
 beforeAll(async () => {
   server = await startChatCompletionsServer();
   process.env.RT_FAILURE_LLM_BASE = server.baseUrl;
-  app = await bootRuntime({ config: CONFIG, providers: [FailureTools] });
+  app = await bootRuntime({ observe: true, config: CONFIG, providers: [FailureTools] });
 });
 
 afterAll(async () => {

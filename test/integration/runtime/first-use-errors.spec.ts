@@ -20,6 +20,7 @@ import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { operationView } from '../../../src/runtime/reading/operation-views.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { bootRuntime, eventually, guardUnhandledRejections, within } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 guardUnhandledRejections();
 
@@ -31,17 +32,18 @@ class Texts {
   }
 }
 
-const CONFIG = `
-system: first-use
-models:
-  caller: { provider: scripted, script: [ { toolCalls: [ { identifier: text, apiName: errorish, args: {} } ] }, { content: "done" } ] }
-  outside: { provider: scripted, script: [ { toolCalls: [ { identifier: ext, apiName: run, args: {} } ] }, { content: "done" } ] }
-clientTools:
-  ext/run: { description: "runs outside", parameters: { type: object, properties: {} } }
-agents:
-  caller: { model: caller, tools: [ "text/*" ] }
-  outside: { model: outside, tools: [ "ext/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'first-use',
+  models: {
+    caller: [toolCalls(call('text/errorish')), answer('done')],
+    outside: [toolCalls(call('ext/run')), answer('done')],
+  },
+  clientTools: { 'ext/run': { description: 'runs outside', parameters: { type: 'object', properties: {} } } },
+  agents: {
+    caller: { model: 'caller', tools: ['text/*'] },
+    outside: { model: 'outside', tools: ['ext/*'] },
+  },
+});
 
 describe('the runtime before the app bootstrapped', () => {
   it('execAgent and run before app.init() throw RuntimeNotReadyError telling to call app.init() first', async () => {
@@ -67,7 +69,7 @@ describe('the runtime before the app bootstrapped', () => {
 
 describe('a database that cannot open', () => {
   it('is reported by the caller only: no stray "owed terminal sequences" warning before it', async () => {
-    const app = await bootRuntime({ config: CONFIG, providers: [Texts], database: 'postgres://127.0.0.1/test?schema=not-an-identifier' });
+    const app = await bootRuntime({ observe: true, config: CONFIG, providers: [Texts], database: 'postgres://127.0.0.1/test?schema=not-an-identifier' });
     try {
       await expect(app.runtime.execAgent({ agentId: 'caller', prompt: 'hi' })).rejects.toThrow(/schema/);
       await new Promise((resolve) => setImmediate(resolve));
@@ -80,7 +82,7 @@ describe('a database that cannot open', () => {
 
 describe('afterStep toolResults[].success is the stored outcome (issue 15 item 5)', () => {
   it('a tool whose output starts with "Error: " is a success', async () => {
-    const app = await bootRuntime({ config: CONFIG, providers: [Texts] });
+    const app = await bootRuntime({ observe: true, config: CONFIG, providers: [Texts] });
     try {
       const { operationId, done } = await app.runtime.execAgent({ agentId: 'caller', prompt: 'hi' });
       await within(done, 'done');
@@ -94,7 +96,7 @@ describe('afterStep toolResults[].success is the stored outcome (issue 15 item 5
   });
 
   it('a deferred result with success: false and no "Error: " prefix is a failure', async () => {
-    const app = await bootRuntime({ config: CONFIG, providers: [Texts] });
+    const app = await bootRuntime({ observe: true, config: CONFIG, providers: [Texts] });
     try {
       const { operationId, done } = await app.runtime.execAgent({ agentId: 'outside', prompt: 'hi' });
       await eventually(async () => (await app.store.interventions(operationId)).length > 0, 'the deferred call');
@@ -136,7 +138,7 @@ models:
 agents:
   remote: { model: remote }
 `;
-    const app = await bootRuntime({ config });
+    const app = await bootRuntime({ observe: true, config });
     try {
       const { operationId, done } = await app.runtime.execAgent({ agentId: 'remote', prompt: 'USER-PROMPT-DISTINCTIVE' });
       expect(await within(done, 'done')).toMatchObject({ reason: 'error' });

@@ -15,20 +15,19 @@ import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { driverSuites, listTables } from '../persistence/test-databases.js';
 import { openHostDatabase, type HostDatabase } from './host-data-source.js';
 import { bootRuntime, guardUnhandledRejections, rejectionOf, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const describeEachDriver = await driverSuites();
 
-const CONFIG = `
-system: host-database-test
-models:
-  default:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  assistant: { model: default, tools: [ "clock/now" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'host-database-test',
+  models: {
+    default: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+  },
+  agents: {
+    assistant: { model: 'default', tools: ['clock/now'] },
+  },
+});
 
 @Injectable()
 class Clock {

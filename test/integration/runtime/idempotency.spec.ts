@@ -1,13 +1,16 @@
 import { CompletionWaits } from '../../../src/runtime/completion-waits.js';
 import { bootRuntime, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: idempotency
-models:
-  quiet: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "hello {{prompt}}" } ] }
-agents:
-  assistant: { model: quiet }
-`;
+const CONFIG = scriptedConfig({
+  system: 'idempotency',
+  models: {
+    quiet: [answer('hello {{prompt}}')],
+  },
+  agents: {
+    assistant: { model: 'quiet' },
+  },
+});
 
 let app: RuntimeApp;
 

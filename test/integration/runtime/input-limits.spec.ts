@@ -13,14 +13,17 @@ import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { ToolConfigurationError } from '../../../src/runtime/tools/tool-errors.js';
 import { appDatabases } from '../persistence/test-databases.js';
 import { bootRuntime, guardUnhandledRejections, rejectionOf, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: input-limits
-models:
-  quiet: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "hello {{prompt}}" } ] }
-agents:
-  assistant: { model: quiet }
-`;
+const CONFIG = scriptedConfig({
+  system: 'input-limits',
+  models: {
+    quiet: [answer('hello {{prompt}}')],
+  },
+  agents: {
+    assistant: { model: 'quiet' },
+  },
+});
 
 guardUnhandledRejections();
 

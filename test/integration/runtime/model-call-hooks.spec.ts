@@ -14,23 +14,21 @@ import { OPERATION_READER, type OperationReadPort } from '../../../src/runtime/o
 import { completion, sendJson, startChatCompletionsServer, type ChatCompletionsServer } from '../models/chat-completions-server.js';
 import { driverSuites, dropSchema, postgresDatabaseOption, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
 import { bootRuntime, eventOf, guardUnhandledRejections, pointsOf, within, type BootOptions, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 guardUnhandledRejections();
 
-const CONFIG = `
-system: model-call-hooks
-models:
-  remote: { provider: openai, model: gpt-test, baseUrlEnv: MCH_LLM_BASE, apiKeyEnv: MCH_LLM_KEY }
-  chatty:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  remote: { model: remote, tools: [ "clock/*" ] }
-  compacting: { model: chatty, tools: [ "clock/*" ], limits: { compactAtTokens: 20 } }
-`;
+const CONFIG = scriptedConfig({
+  system: 'model-call-hooks',
+  models: {
+    remote: { provider: 'openai', model: 'gpt-test', baseUrlEnv: 'MCH_LLM_BASE', apiKeyEnv: 'MCH_LLM_KEY' },
+    chatty: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+  },
+  agents: {
+    remote: { model: 'remote', tools: ['clock/*'] },
+    compacting: { model: 'chatty', tools: ['clock/*'], limits: { compactAtTokens: 20 } },
+  },
+});
 
 const MODEL_POINTS = ['before_model_request', 'beforeModelCall', 'onModelCallError', 'after_model_response', 'afterModelCall'] as const;
 const LONG_PROMPT = 'Please keep track of the time for me. '.repeat(4);
@@ -113,7 +111,7 @@ describeEachDriver('model-call hooks on %s', (driver: DriverName) => {
       schemas.push(schema);
       database = postgresDatabaseOption(schema);
     }
-    app = await bootRuntime({ config: CONFIG, providers: [Clock], webhooks: { allowNetworks: ['127.0.0.0/8'] }, ...(database ? { database } : {}), ...options });
+    app = await bootRuntime({ observe: true, config: CONFIG, providers: [Clock], webhooks: { allowNetworks: ['127.0.0.0/8'] }, ...(database ? { database } : {}), ...options });
     return app;
   }
 

@@ -39,7 +39,7 @@ beforeAll(async () => {
   process.env.K4_MAIN_URL = main.baseUrl;
   process.env.K4_BACKUP_URL = backup.baseUrl;
   process.env.K4_KEY = 'k4-test-key';
-  app = await bootRuntime({ config });
+  app = await bootRuntime({ observe: true, config });
 }, 30_000);
 beforeEach(() => {
   main.calls.length = 0;

@@ -10,23 +10,21 @@ import { DataSource } from 'typeorm';
 import { DATABASE_URL, postgresDatabaseOption, postgresSuite, uniqueSchemaName } from '../persistence/test-databases.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { bootRuntime, guardUnhandledRejections, pointsOf, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 /** The model-call points (K1) around each model call are traced in model-call-hooks.spec.ts; this file traces the rest. */
 const MODEL_CALL_POINTS = new Set(['before_model_request', 'beforeModelCall', 'onModelCallError', 'after_model_response', 'afterModelCall']);
 const withoutModelCall = (points: readonly string[]) => points.filter((point) => !MODEL_CALL_POINTS.has(point));
 
-const CONFIG = `
-system: postgres-run-test
-models:
-  plain:
-    provider: scripted
-    costPerTokenUsd: 0.001
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  assistant: { model: plain, tools: [ "clock/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'postgres-run-test',
+  models: {
+    plain: { script: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')], costPerTokenUsd: 0.001 },
+  },
+  agents: {
+    assistant: { model: 'plain', tools: ['clock/*'] },
+  },
+});
 
 @Injectable()
 class Clock {
@@ -57,7 +55,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   process.env.PG_HOOK_TOKEN = 'pg-token-value';
-  app = await bootRuntime({ config: CONFIG, providers: [Clock], database: postgresDatabaseOption(schema), webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+  app = await bootRuntime({ observe: true, config: CONFIG, providers: [Clock], database: postgresDatabaseOption(schema), webhooks: { allowNetworks: ['127.0.0.0/8'] } });
 }, 30_000);
 
 afterAll(async () => {

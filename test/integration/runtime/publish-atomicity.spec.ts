@@ -11,22 +11,20 @@ import type { StepCommit, StepCommitFailpoints } from '../../../src/persistence/
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { DATABASE_URL, driverSuites, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, guardUnhandledRejections, pointsOf, rejectionOf, TERMINAL_POINTS, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 // A driver that does not answer shows as skipped tests (a failure under CI=true).
 const describeEachDriver = await driverSuites();
 
-const CONFIG = `
-system: publish-atomicity-test
-models:
-  default:
-    provider: scripted
-    costPerTokenUsd: 0.001
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-agents:
-  assistant: { model: default, tools: [ "clock/now" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'publish-atomicity-test',
+  models: {
+    default: { script: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')], costPerTokenUsd: 0.001 },
+  },
+  agents: {
+    assistant: { model: 'default', tools: ['clock/now'] },
+  },
+});
 
 class InjectedCommitFailure extends Error {
   override readonly name = 'InjectedCommitFailure';
@@ -68,6 +66,7 @@ describeEachDriver('P1/P6 atomic publish and rollback on %s', (driver) => {
   beforeAll(async () => {
     failpoints = new FailNextCommit();
     app = await bootRuntime({
+      observe: true,
       config: CONFIG,
       providers: [Clock],
       failpoints,

@@ -22,20 +22,22 @@ import {
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { appDatabases, postgresSuite } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, guardUnhandledRejections, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 guardUnhandledRejections();
 
-const CONFIG = `
-system: read-api
-models:
-  quick: { provider: scripted, costPerTokenUsd: 0, script: [ { content: "done" } ] }
-  asking: { provider: scripted, costPerTokenUsd: 0, script: [ { toolCalls: [ { identifier: ext, apiName: ask, args: { q: "name?" } } ] }, { content: "got {{lastToolResult}}" } ] }
-clientTools:
-  ext/ask: { description: "asks the person at the client", parameters: { type: object, properties: { q: { type: string } } } }
-agents:
-  quick: { model: quick, tools: [] }
-  asker: { model: asking, tools: [ "ext/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'read-api',
+  models: {
+    quick: [answer('done')],
+    asking: [toolCalls(call('ext/ask', { q: 'name?' })), answer('got {{lastToolResult}}')],
+  },
+  clientTools: { 'ext/ask': { description: 'asks the person at the client', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
+  agents: {
+    quick: { model: 'quick', tools: [] },
+    asker: { model: 'asking', tools: ['ext/*'] },
+  },
+});
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -57,7 +59,7 @@ describeEach('DESIGN §12 read API on %s', (driver) => {
   let app: RuntimeApp;
 
   beforeAll(async () => {
-    app = await bootRuntime({ config: CONFIG, database: databaseFor(driver, 'reads') });
+    app = await bootRuntime({ observe: true, config: CONFIG, database: databaseFor(driver, 'reads') });
   }, 30_000);
 
   afterAll(async () => {
@@ -223,11 +225,11 @@ const describeOnPostgres = await postgresSuite('runtime/read-api.spec.ts', 'chan
 describeOnPostgres('G9 read API across processes (two apps on one PostgreSQL schema)', () => {
   it("G9: changes({ ownerId }) in one app sees the owner's operation a second app starts and finishes, never another owner's; events() follows it to the end", async () => {
     const database = databaseFor('postgres', 'two-apps');
-    const watcher = await bootRuntime({ config: CONFIG, database });
+    const watcher = await bootRuntime({ observe: true, config: CONFIG, database });
     let starter: RuntimeApp | undefined;
     try {
       await watcher.runtime.list({ limit: 1 }); // opens (and migrates) the shared schema first
-      starter = await bootRuntime({ config: CONFIG, database });
+      starter = await bootRuntime({ observe: true, config: CONFIG, database });
       const changes = record(watcher.runtime.changes({ ownerId: 'two-apps-gina' }));
       try {
         const gina = await starter.runtime.execAgent({ agentId: 'asker', prompt: 'who?', ownerId: 'two-apps-gina' });

@@ -9,17 +9,17 @@ import { Injectable } from '@nestjs/common';
 import { HookInvocation, OnHook, RunContext } from '../../../src/index.js';
 import { appDatabases } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: recovery-run-start
-models:
-  plain:
-    provider: scripted
-    script:
-      - content: "hello"
-agents:
-  greeter: { model: plain }
-`;
+const CONFIG = scriptedConfig({
+  system: 'recovery-run-start',
+  models: {
+    plain: [answer('hello')],
+  },
+  agents: {
+    greeter: { model: 'plain' },
+  },
+});
 
 const started: string[] = [];
 

@@ -13,18 +13,17 @@ import { OperationReconciler } from '../../../src/runtime/operation-reconciler.j
 import { appDatabases } from '../persistence/test-databases.js';
 import { bootRuntime, deferred, eventually, guardUnhandledRejections, pointsOf, within, type Deferred, type RuntimeApp } from './runtime-test-kit.js';
 import { pause } from '../../support/eventually.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: recovery-test
-models:
-  slow:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: work, apiName: slow, args: {} } ]
-      - content: "worked: {{lastToolResult}}"
-agents:
-  worker: { model: slow, tools: [ "work/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'recovery-test',
+  models: {
+    slow: [toolCalls(call('work/slow')), answer('worked: {{lastToolResult}}')],
+  },
+  agents: {
+    worker: { model: 'slow', tools: ['work/*'] },
+  },
+});
 
 /** The slow tool: each execution is counted and waits for the test to let it go. */
 const calls = { executions: 0, returned: 0, arrived: deferred(), release: deferred() as Deferred<void> };
@@ -60,7 +59,7 @@ const RECOVERY = { leaseMs: 1_500, reconcileEveryMs: 100 };
 describeEach('G2 leases and takeover on %s', (driver) => {
   const boot = async (name: string, graceMs?: number) => {
     const shutdown = graceMs !== undefined ? { shutdown: { graceMs } } : {};
-    const app = await bootRuntime({ config: CONFIG, providers: [SlowTools], database: databaseFor(driver, name), module: { recovery: RECOVERY, ...shutdown } });
+    const app = await bootRuntime({ observe: true, config: CONFIG, providers: [SlowTools], database: databaseFor(driver, name), module: { recovery: RECOVERY, ...shutdown } });
     apps.push(app);
     return app;
   };

@@ -7,16 +7,19 @@ import { RuntimeDatabase, type RuntimeStores } from '../../../src/persistence/ru
 import type { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { UnknownOperationError } from '../../../src/runtime/runtime-errors.js';
 import { bootRuntime, guardUnhandledRejections, rejectionOf, within, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
 guardUnhandledRejections();
 
-const CONFIG = `
-system: runtime-stores
-models:
-  plain: { provider: scripted, script: [ { content: "done" } ] }
-agents:
-  plain: { model: plain }
-`;
+const CONFIG = scriptedConfig({
+  system: 'runtime-stores',
+  models: {
+    plain: [answer('done')],
+  },
+  agents: {
+    plain: { model: 'plain' },
+  },
+});
 
 /** The handle a store was built on (every store keeps it as `db`). */
 const handleOf = (store: object): StoreDatabase => (store as { db: StoreDatabase }).db;

@@ -21,6 +21,7 @@ import {
 import { STEP_COMMIT_FAILPOINTS, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
 export interface RuntimeApp {
   readonly moduleRef: TestingModule;
@@ -51,8 +52,9 @@ export interface BootOptions {
   /** Further module options (queue mode: `mode`, `redis`, `queue`; models given in code: `models`). */
   module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue' | 'shutdown' | 'recovery' | 'tracing' | 'models'>;
   /**
-   * Default true: `events` and `outcomes` collect what the dispatcher announces. A subscriber observes every
-   * point, so false boots an app in which nothing observes what no hook is registered for (`events` stay empty).
+   * Default false: the app runs as a plain host does, where nothing observes a point no hook is registered
+   * for (`events` and `outcomes` stay empty). True subscribes to the dispatcher and collects what it announces;
+   * a subscriber observes every point, so the run takes the observed path (more writes: see docs/rules.md G2).
    */
   observe?: boolean;
 }
@@ -86,7 +88,7 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
   const outcomes: HookOutcomeRecord[] = [];
   const dispatcher = moduleRef.get(HookDispatcher);
   const subscriptions =
-    options.observe === false ? [] : [dispatcher.subscribe((event) => events.push(event)), dispatcher.outcomes$.subscribe((record) => outcomes.push(record))];
+    options.observe !== true ? [] : [dispatcher.subscribe((event) => events.push(event)), dispatcher.outcomes$.subscribe((record) => outcomes.push(record))];
   return {
     moduleRef,
     runtime: moduleRef.get(AgentRuntime),
@@ -111,17 +113,15 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
 
 /** agents.yaml of one agent `assistant` whose scripted model answers "done" at once: a one-step run, free. */
 export function oneAnswerConfig(system: string): string {
-  return `
-system: ${system}
-models:
-  default:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - content: "done"
-agents:
-  assistant: { model: default }
-`;
+  return scriptedConfig({
+    system: system,
+    models: {
+      default: [answer('done')],
+    },
+    agents: {
+      assistant: { model: 'default' },
+    },
+  });
 }
 
 export const TERMINAL_POINTS: readonly HookPoint[] = ['onError', 'onComplete', 'on_run_end', 'on_run_error'];

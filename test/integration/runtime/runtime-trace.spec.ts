@@ -23,48 +23,25 @@ import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
 import { RunLimitError } from '../../../src/runtime/runtime-errors.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: trace-test
-models:
-  plain:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}}."
-  looping:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-  failing:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: broken, apiName: explode, args: {} } ]
-      - content: "recovered"
-  secret:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: vault, apiName: read, args: { key: "{{prompt}}" } } ]
-      - content: "done: {{lastToolResult}}"
-  gated:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: gate, apiName: check, args: {} } ]
-      - content: "{{lastToolResult}}"
-agents:
-  assistant: { model: plain, tools: [ "clock/*" ] }
-  looper: { model: looping, tools: [ "clock/*" ], limits: { maxSteps: 2 } }
-  breaker: { model: failing, tools: [ "broken/*" ] }
-  vault: { model: secret, tools: [ "vault/*" ] }
-  gatekeeper: { model: gated, tools: [ "gate/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'trace-test',
+  models: {
+    plain: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}}.')],
+    looping: [toolCalls(call('clock/now')), toolCalls(call('clock/now')), toolCalls(call('clock/now'))],
+    failing: [toolCalls(call('broken/explode')), answer('recovered')],
+    secret: [toolCalls(call('vault/read', { key: '{{prompt}}' })), answer('done: {{lastToolResult}}')],
+    gated: [toolCalls(call('gate/check')), answer('{{lastToolResult}}')],
+  },
+  agents: {
+    assistant: { model: 'plain', tools: ['clock/*'] },
+    looper: { model: 'looping', tools: ['clock/*'], limits: { maxSteps: 2 } },
+    breaker: { model: 'failing', tools: ['broken/*'] },
+    vault: { model: 'secret', tools: ['vault/*'] },
+    gatekeeper: { model: 'gated', tools: ['gate/*'] },
+  },
+});
 
 const trace: string[] = [];
 const policy = { denyBefore: false, denyAfter: false, mockClock: false };

@@ -13,20 +13,17 @@ import { Test } from '@nestjs/testing';
 import { AgentHooksModule, AgentRuntime, OnHook } from '../../../src/index.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-const CONFIG = `
-system: step-end-test
-models:
-  default:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} }, { identifier: clock, apiName: now, args: {} } ]
-      - content: "done at {{lastToolResult}}"
-agents:
-  assistant: { model: default, tools: [ "clock/now" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'step-end-test',
+  models: {
+    default: [toolCalls(call('clock/now')), toolCalls(call('clock/now'), call('clock/now')), answer('done at {{lastToolResult}}')],
+  },
+  agents: {
+    assistant: { model: 'default', tools: ['clock/now'] },
+  },
+});
 
 @Injectable()
 class Clock {

@@ -10,19 +10,19 @@ import { QueuedStepScheduler } from '../../../src/queue/queued-step-scheduler.js
 import { OperationRunner } from '../../../src/runtime/operation-runner.js';
 import { dropSchema, postgresDatabaseOption, postgresSuite, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, type RuntimeApp } from './runtime-test-kit.js';
+import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
 const describePostgres = await postgresSuite('runtime/step-scheduler.spec.ts', 'the queue-mode scheduler choice');
 
-const CONFIG = `
-system: step-scheduler
-models:
-  plain:
-    provider: scripted
-    script:
-      - content: "hello"
-agents:
-  greeter: { model: plain }
-`;
+const CONFIG = scriptedConfig({
+  system: 'step-scheduler',
+  models: {
+    plain: [answer('hello')],
+  },
+  agents: {
+    greeter: { model: 'plain' },
+  },
+});
 
 /** Records which scheduler calls the runtime made, then lets the local scheduler do the work. */
 class RecordingScheduler implements StepScheduler {

@@ -124,7 +124,7 @@ guardUnhandledRejections();
 let app: RuntimeApp;
 
 beforeAll(async () => {
-  app = await bootRuntime({ config: CONFIG, providers: [TerminalHooks, TerminalTools] });
+  app = await bootRuntime({ observe: true, config: CONFIG, providers: [TerminalHooks, TerminalTools] });
 });
 
 afterAll(async () => {

@@ -148,7 +148,7 @@ describe('G1 tool access', () => {
     [kb, other, llm] = await Promise.all([startMcpServer(TOKEN), startMcpServer(TOKEN), startChatCompletionsServer()]);
     process.env.TOOL_ACCESS_LLM_BASE = llm.baseUrl;
     for (const driver of drivers) {
-      apps.set(driver, await bootRuntime({ config: config(kb.url, other.url), providers: [FileTools, McpAuth], database: databaseFor(driver, 'tool-access') }));
+      apps.set(driver, await bootRuntime({ observe: true, config: config(kb.url, other.url), providers: [FileTools, McpAuth], database: databaseFor(driver, 'tool-access') }));
     }
   }, 60_000);
 

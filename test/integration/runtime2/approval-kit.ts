@@ -6,86 +6,37 @@ import { Injectable } from '@nestjs/common';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import type { RuntimeStore, StoredOperation } from '../../../src/runtime/runtime-store.port.js';
 import { until } from '../../support/eventually.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-export const RUNTIME2_CONFIG = `
-system: runtime-two
-models:
-  writer:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: fs, apiName: write, args: { path: "/tmp/report.txt" } } ]
-      - content: "wrote: {{lastToolResult}}"
-  twoWrites:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} }, { identifier: fs, apiName: write, args: { path: "/a" } }, { identifier: fs, apiName: write, args: { path: "/b" } } ]
-      - content: "done: {{lastToolResult}}"
-  browsing:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: browser, apiName: open, args: { url: "https://example.com" } } ]
-      - content: "page: {{lastToolResult}}"
-  chatty:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "final after {{lastToolResult}}"
-  delegating:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: helper, instruction: "what time is it?" } } ]
-      - content: "manager got: {{lastToolResult}}"
-  group:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: helper, instruction: "time please" } }, { identifier: agents, apiName: call, args: { agentId: ghost, instruction: "boo" } } ]
-      - content: "group done: {{lastToolResult}}"
-  telling:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: clock, apiName: now, args: {} } ]
-      - content: "It is {{lastToolResult}} ({{prompt}})"
-  recursing:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: recursive, instruction: "again" } } ]
-      - content: "level({{lastToolResult}})"
-  delegatingWrite:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: agents, apiName: call, args: { agentId: writer, instruction: "write it" } } ]
-      - content: "boss got: {{lastToolResult}}"
-  decorated:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: payments, apiName: refund, args: {} }, { identifier: device, apiName: photo, args: {} } ]
-      - content: "{{lastToolResult}}"
-clientTools:
-  browser/open: { description: "opens a page (run by the client)", parameters: { type: object, properties: { url: { type: string } } } }
-agents:
-  decorated: { model: decorated, tools: [ "payments/*", "device/*" ] }
-  boss: { model: delegatingWrite, tools: [ "agents/call" ] }
-  recursive: { model: recursing, tools: [ "agents/call" ] }
-  everything: { model: telling, tools: [ "*" ] }
-  manager: { model: delegating, tools: [ "agents/*" ] }
-  grouper: { model: group, tools: [ "agents/call" ] }
-  helper: { model: telling, tools: [ "clock/*" ] }
-  writer: { model: writer, tools: [ "fs/*", "clock/*" ], approval: [ "^fs/write" ] }
-  batch: { model: twoWrites, tools: [ "fs/*", "clock/*" ], approval: [ "^fs/write" ] }
-  browser: { model: browsing, tools: [ "browser/*" ] }
-  compacting: { model: chatty, tools: [ "clock/*" ], limits: { compactAtTokens: 20 } }
-`;
+export const RUNTIME2_CONFIG = scriptedConfig({
+  system: 'runtime-two',
+  models: {
+    writer: [toolCalls(call('fs/write', { path: '/tmp/report.txt' })), answer('wrote: {{lastToolResult}}')],
+    twoWrites: [toolCalls(call('clock/now'), call('fs/write', { path: '/a' }), call('fs/write', { path: '/b' })), answer('done: {{lastToolResult}}')],
+    browsing: [toolCalls(call('browser/open', { url: 'https://example.com' })), answer('page: {{lastToolResult}}')],
+    chatty: [toolCalls(call('clock/now')), toolCalls(call('clock/now')), answer('final after {{lastToolResult}}')],
+    delegating: [toolCalls(call('agents/call', { agentId: 'helper', instruction: 'what time is it?' })), answer('manager got: {{lastToolResult}}')],
+    group: [toolCalls(call('agents/call', { agentId: 'helper', instruction: 'time please' }), call('agents/call', { agentId: 'ghost', instruction: 'boo' })), answer('group done: {{lastToolResult}}')],
+    telling: [toolCalls(call('clock/now')), answer('It is {{lastToolResult}} ({{prompt}})')],
+    recursing: [toolCalls(call('agents/call', { agentId: 'recursive', instruction: 'again' })), answer('level({{lastToolResult}})')],
+    delegatingWrite: [toolCalls(call('agents/call', { agentId: 'writer', instruction: 'write it' })), answer('boss got: {{lastToolResult}}')],
+    decorated: [toolCalls(call('payments/refund'), call('device/photo')), answer('{{lastToolResult}}')],
+  },
+  clientTools: { 'browser/open': { description: 'opens a page (run by the client)', parameters: { type: 'object', properties: { url: { type: 'string' } } } } },
+  agents: {
+    decorated: { model: 'decorated', tools: ['payments/*', 'device/*'] },
+    boss: { model: 'delegatingWrite', tools: ['agents/call'] },
+    recursive: { model: 'recursing', tools: ['agents/call'] },
+    everything: { model: 'telling', tools: ['*'] },
+    manager: { model: 'delegating', tools: ['agents/*'] },
+    grouper: { model: 'group', tools: ['agents/call'] },
+    helper: { model: 'telling', tools: ['clock/*'] },
+    writer: { model: 'writer', tools: ['fs/*', 'clock/*'], approval: ['^fs/write'] },
+    batch: { model: 'twoWrites', tools: ['fs/*', 'clock/*'], approval: ['^fs/write'] },
+    browser: { model: 'browsing', tools: ['browser/*'] },
+    compacting: { model: 'chatty', tools: ['clock/*'], limits: { compactAtTokens: 20 } },
+  },
+});
 
 export const executions = { write: 0, now: 0 };
 

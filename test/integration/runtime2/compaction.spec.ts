@@ -34,7 +34,7 @@ const LONG_PROMPT = 'Please keep track of the time for me. '.repeat(4);
 
 describe('compaction', () => {
   it('A3: beforeStep → beforeCompact → afterCompact → model call; the summary stands in for earlier messages and consumes no script entry', async () => {
-    app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+    app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
     const { operationId, done } = await app.runtime.execAgent({ agentId: 'compacting', prompt: LONG_PROMPT });
     const result = await within(done, 'done');
     expect(result).toMatchObject({ reason: 'done', content: 'final after 2026-11-30T12:00:00Z' });
@@ -63,7 +63,7 @@ describe('compaction', () => {
     });
     process.env.COMPACT_LLM_BASE = llm.baseUrl;
     process.env.COMPACT_LLM_KEY = 'test-key';
-    app = await bootRuntime({ config: REMOTE_CONFIG });
+    app = await bootRuntime({ observe: true, config: REMOTE_CONFIG });
     const { operationId, done } = await app.runtime.execAgent({ agentId: 'compacting', prompt: LONG_PROMPT });
     const result = await within(done, 'done');
     expect(result).toMatchObject({ reason: 'done', content: 'answered without a summary' });
@@ -86,7 +86,7 @@ describe('compaction', () => {
     });
     process.env.COMPACT_LLM_BASE = llm.baseUrl;
     process.env.COMPACT_LLM_KEY = 'test-key';
-    app = await bootRuntime({ config: REMOTE_CONFIG });
+    app = await bootRuntime({ observe: true, config: REMOTE_CONFIG });
     const { operationId, done } = await app.runtime.execAgent({ agentId: 'compacting', prompt: LONG_PROMPT });
     expect(await within(done, 'done')).toMatchObject({ reason: 'done', content: 'final answer' });
     expect(eventOf(app.events, operationId, 'afterCompact')?.payload).toMatchObject({ summary: 'SUMMARY-OF-EVERYTHING' });

@@ -34,7 +34,7 @@ beforeEach(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] } });
+  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] } });
 });
 afterEach(async () => {
   await app.close();

@@ -46,6 +46,7 @@ beforeEach(async () => {
   verdicts.length = 0;
   // Passes only when the test asks: nothing but the test's own pass may deliver what the dead decider owed.
   app = await bootRuntime({
+      observe: true,
     config: RUNTIME2_CONFIG,
     providers: [Runtime2Tools],
     webhooks: { allowNetworks: ['127.0.0.1/32'] },

@@ -8,22 +8,19 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const ENV_VARS = ['AGENT_HOOK_WEBHOOK_URL', 'AGENT_HOOK_WEBHOOK_TOKEN', 'AGENT_HOOK_WEBHOOK_EVENTS'];
 
-const CONFIG = `
-system: environment-per-step
-models:
-  toggling:
-    provider: scripted
-    costPerTokenUsd: 0
-    script:
-      - toolCalls: [ { identifier: env, apiName: toggle, args: {} } ]
-      - toolCalls: [ { identifier: env, apiName: toggle, args: {} } ]
-      - content: "done"
-agents:
-  toggler: { model: toggling, tools: [ "env/*" ] }
-`;
+const CONFIG = scriptedConfig({
+  system: 'environment-per-step',
+  models: {
+    toggling: [toolCalls(call('env/toggle')), toolCalls(call('env/toggle')), answer('done')],
+  },
+  agents: {
+    toggler: { model: 'toggling', tools: ['env/*'] },
+  },
+});
 
 let receiver: LoopbackReceiver;
 let app: RuntimeApp | undefined;

@@ -13,7 +13,7 @@ let app: RuntimeApp;
 beforeEach(async () => {
   executions.write = 0;
   executions.now = 0;
-  app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
 });
 afterEach(() => app.close());
 

@@ -12,7 +12,7 @@ import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './appro
 
 let app: RuntimeApp;
 beforeEach(async () => {
-  app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
 });
 afterEach(() => app.close());
 

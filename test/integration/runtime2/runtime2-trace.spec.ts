@@ -24,7 +24,7 @@ class EngineHooks {
 
 let app: RuntimeApp;
 beforeAll(async () => {
-  app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools, EngineHooks] });
+  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools, EngineHooks] });
 });
 afterAll(() => app.close());
 

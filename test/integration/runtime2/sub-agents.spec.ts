@@ -26,7 +26,7 @@ beforeEach(async () => {
       });
     },
   });
-  app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] } });
+  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] } });
 });
 afterEach(async () => {
   await app.close();

@@ -12,6 +12,7 @@ import type { ConfigAgentDirectory } from '../../../src/config/config-agent-dire
 import { errorType } from '../../../src/hooks/hook-errors.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import type { LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const marker = (kind: string): string => `${kind}-MARKER-${randomBytes(6).toString('hex')}`;
 const SIGNING_KEY = marker('SIGNING');
@@ -32,22 +33,17 @@ export const SECRETS: readonly string[] = [MARKERS.env, MARKERS.token, MARKERS.s
 /** What only the published conversation may hold (S1). */
 export const CONVERSATION: readonly string[] = [MARKERS.prompt, MARKERS.args, MARKERS.result];
 
-export const CONFIG = `
-system: secret-hygiene
-models:
-  lookup:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: vault, apiName: lookup, args: { query: "${MARKERS.args}" } } ]
-      - content: "answer: {{lastToolResult}}"
-  explode:
-    provider: scripted
-    script:
-      - toolCalls: [ { identifier: vault, apiName: explode, args: { query: "${MARKERS.args}" } } ]
-agents:
-  auditor: { model: lookup, tools: [ "vault/*" ] }
-  breaker: { model: explode, tools: [ "vault/*" ] }
-`;
+export const CONFIG = scriptedConfig({
+  system: 'secret-hygiene',
+  models: {
+    lookup: [toolCalls(call('vault/lookup', { query: MARKERS.args })), answer('answer: {{lastToolResult}}')],
+    explode: [toolCalls(call('vault/explode', { query: MARKERS.args }))],
+  },
+  agents: {
+    auditor: { model: 'lookup', tools: ['vault/*'] },
+    breaker: { model: 'explode', tools: ['vault/*'] },
+  },
+});
 
 @Injectable()
 export class VaultTools {

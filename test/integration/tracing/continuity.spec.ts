@@ -24,7 +24,7 @@ afterAll(async () => {
 describe('O3: a sub-agent joins the parent trace', () => {
   let app: RuntimeApp;
   beforeAll(async () => {
-    app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+    app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
   });
   afterAll(() => app?.close());
 
@@ -50,8 +50,8 @@ describePostgres('O3: an approval across two app instances on one database is on
   let starter: RuntimeApp;
   let approver: RuntimeApp;
   beforeAll(async () => {
-    starter = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: postgresDatabaseOption(schema) });
-    approver = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: postgresDatabaseOption(schema) });
+    starter = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: postgresDatabaseOption(schema) });
+    approver = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: postgresDatabaseOption(schema) });
   }, 30_000);
   afterAll(async () => {
     await approver?.close();
@@ -99,7 +99,7 @@ describe('O1/O3: work outside a step — a deferred result, a decision, the term
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
     receiver = await startReceiver();
-    app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+    app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
   });
   afterAll(async () => {
     await app?.close();
@@ -143,7 +143,7 @@ describe('O4: content capture is opt-in and never includes secrets', () => {
   const SECRET = 'header-secret-9e1f';
   beforeAll(async () => {
     process.env.TRACE_TEST_TOKEN = SECRET;
-    app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], module: { tracing: { captureContent: true } }, webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+    app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], module: { tracing: { captureContent: true } }, webhooks: { allowNetworks: ['127.0.0.0/8'] } });
   });
   afterAll(async () => {
     delete process.env.TRACE_TEST_TOKEN;

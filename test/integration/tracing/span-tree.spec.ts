@@ -16,6 +16,7 @@ import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startMcpServer, type TestMcpServer } from '../mcp/mcp-test-server.js';
 import { installTestSdk, parentOf, traceIdOf, type TestSdk } from './otel-test-sdk.js';
+import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const PROMPT_MARKER = 'prompt-marker-7f3a';
 const ARG_MARKER = 'argument-marker-91c2';
@@ -23,23 +24,16 @@ const RESULT_MARKER = 'result-marker-5d0e';
 const SECRET_MARKER = 'secret-marker-c4b8';
 const MCP_TOKEN = `mcp-token-${SECRET_MARKER}`;
 
-const config = (mcpUrl: string) => `
-system: tracing-span-tree
-mcpServers:
-  kb: { url: "${mcpUrl}" }
-models:
-  planner:
-    provider: scripted
-    script:
-      - toolCalls:
-          - { identifier: clock, apiName: now, args: { zone: "${ARG_MARKER}" } }
-          - { identifier: vault, apiName: read, args: { key: "${ARG_MARKER}" } }
-          - { identifier: dice, apiName: roll, args: {} }
-          - { identifier: kb, apiName: echo, args: { text: "${ARG_MARKER}" } }
-      - content: "finished: {{lastToolResult}}"
-agents:
-  planner: { model: planner, tools: [ "clock/*", "vault/*", "dice/*", "mcp:kb" ] }
-`;
+const config = (mcpUrl: string) => scriptedConfig({
+  system: 'tracing-span-tree',
+  mcpServers: { kb: { url: mcpUrl } },
+  models: {
+    planner: [toolCalls(call('clock/now', { zone: ARG_MARKER }), call('vault/read', { key: ARG_MARKER }), call('dice/roll'), call('kb/echo', { text: ARG_MARKER })), answer('finished: {{lastToolResult}}')],
+  },
+  agents: {
+    planner: { model: 'planner', tools: ['clock/*', 'vault/*', 'dice/*', 'mcp:kb'] },
+  },
+});
 
 @Injectable()
 class TracedTools {
@@ -110,7 +104,7 @@ beforeAll(async () => {
   sdk = installTestSdk();
   kb = await startMcpServer(MCP_TOKEN);
   receiver = await startReceiver();
-  app = await bootRuntime({ config: config(kb.url), providers: [TracedTools, Policy], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+  app = await bootRuntime({ observe: true, config: config(kb.url), providers: [TracedTools, Policy], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
 }, 30_000);
 
 afterAll(async () => {
