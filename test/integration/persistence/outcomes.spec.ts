@@ -112,7 +112,7 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     expect(columns).toEqual(['at', 'error_code', 'hook_id', 'latency_ms', 'operation_id', 'operation_seq', 'outcome', 'point', 'seq', 'source', 'tool_call_id']);
   });
 
-  it('F1: a tool point\'s row keeps its call id (never the key), through the batcher and the store, through the batcher and a direct append', async () => {
+  it('F1: a tool point\'s row keeps its call id (never the key), through the batcher and a direct append', async () => {
     const operationId = randomUUID();
     const writer = new CountingWriter(store);
     const outcomes = batcher(writer, { maxBatch: 100, flushIntervalMs: 60_000 });
