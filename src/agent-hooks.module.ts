@@ -42,6 +42,7 @@ import { EngineLifecycle } from './runtime/engine-lifecycle.js';
 import { StepCalls } from './runtime/step-calls.js';
 import { StepExecutor } from './runtime/step-executor.js';
 import { ToolCallRunner } from './runtime/tool-call.runner.js';
+import { ToolCallScope } from './runtime/tools/tool-call-scope.js';
 import { CallRouter } from './runtime/call-router.js';
 import { QUEUE_PROVIDERS } from './queue/queue.providers.js';
 import { DELIVERY_WORKER_PROVIDERS, QUEUED_DELIVERY_PROVIDERS } from './queue/delivery/queued-delivery.providers.js';
@@ -97,7 +98,13 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     ...PERSISTENCE_PROVIDERS,
     // SPEC O1–O5: spans to the host's OpenTelemetry SDK, if any; every hook outcome goes to the timeline, then to a span.
     ...TRACING_PROVIDERS,
-    { provide: HOOK_OUTCOME_SINK, useFactory: (timeline: TimelineSink, tracer: AgentTracer) => new TracedOutcomeSink(timeline, tracer), inject: [TimelineSink, AgentTracer] },
+    // F1: the records of a tool call's hooks name the call (tool-call-scope.ts), so its timeline rows carry the key.
+    ToolCallScope,
+    {
+      provide: HOOK_OUTCOME_SINK,
+      useFactory: (timeline: TimelineSink, tracer: AgentTracer, calls: ToolCallScope) => calls.sink(new TracedOutcomeSink(timeline, tracer)),
+      inject: [TimelineSink, AgentTracer, ToolCallScope],
+    },
     CompletionWaits,
     // SPEC G2 in every mode: leases on running operations, and the reconciler that takes expired ones over.
     { provide: RECOVERY_SETTINGS, useFactory: (options: AgentHooksModuleOptions) => recoverySettings(options), inject: [AGENT_HOOKS_MODULE_OPTIONS] },

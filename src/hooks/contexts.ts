@@ -136,6 +136,8 @@ export interface ToolRequestInit {
   apiName: string;
   toolName?: string;
   provider: string;
+  /** SPEC F1: the call's idempotency key; the runtime always sets it (a hand-built context may leave it out). */
+  idempotencyKey?: string;
 }
 
 /** A pending tool call, without its arguments (E2, E9). */
@@ -149,6 +151,11 @@ export class ToolRequestContext {
   readonly toolName: string;
   /** `local`, `mcp:<serverId>`, `agent`, … */
   readonly provider: string;
+  /**
+   * SPEC F1: the same key the tool receives (an MCP server's `Idempotency-Key`), stable over attempts, re-runs
+   * and processes; an opaque hash, safe metadata (E9). Own key only when set.
+   */
+  declare readonly idempotencyKey?: string;
 
   constructor(init: ToolRequestInit) {
     this.runId = init.runId;
@@ -157,6 +164,7 @@ export class ToolRequestContext {
     this.apiName = init.apiName;
     this.toolName = init.toolName ?? `${init.identifier}/${init.apiName}`;
     this.provider = init.provider;
+    if (init.idempotencyKey !== undefined) this.idempotencyKey = init.idempotencyKey;
     // Subclasses stamp and freeze once their own fields are set.
     if (new.target === ToolRequestContext) {
       stampBrands(this, [ToolRequestContext.brand]);
@@ -172,6 +180,7 @@ export class ToolRequestContext {
       apiName: this.apiName,
       toolName: this.toolName,
       provider: this.provider,
+      ...(this.idempotencyKey !== undefined ? { idempotencyKey: this.idempotencyKey } : {}),
     };
   }
 }

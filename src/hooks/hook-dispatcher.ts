@@ -614,9 +614,9 @@ export class HookDispatcher extends Observable<DispatchedEvent> implements OnMod
    * A verdict of the runtime's own (no hook decided it), so the timeline shows it next to the hooks: a
    * call to a tool the agent was not offered (G1) is a `denied` row with its code.
    */
-  recordRuntimeVerdict(point: HookPoint, operationId: string, hookId: string, outcome: HookOutcome, code: string): void {
+  recordRuntimeVerdict(point: HookPoint, operationId: string, hookId: string, outcome: HookOutcome, code: string, toolCallId?: string): void {
     if (!this.recording()) return;
-    const record: HookOutcomeRecord = { operationId, point, hookId, source: 'runtime', outcome, errorCode: code, latencyMs: 0, transport: 'handler' };
+    const record: HookOutcomeRecord = { operationId, point, hookId, source: 'runtime', outcome, errorCode: code, latencyMs: 0, transport: 'handler', toolCallId };
     if (this.sink) {
       try {
         this.sink.record(record);

@@ -21,6 +21,11 @@ export interface HookOutcomeRecord {
   readonly outcome: HookOutcome;
   readonly errorCode?: string;
   readonly latencyMs: number;
+  /**
+   * A tool point's record: the call it belongs to (F1: the timeline derives the call's idempotency key from
+   * it). Not set by the dispatcher: the runtime, which knows which call a dispatch serves, adds it.
+   */
+  readonly toolCallId?: string;
   /** Set by the dispatcher; lets metrics count webhook errors apart from handler errors. Not persisted. */
   readonly transport?: HookTransport;
 }

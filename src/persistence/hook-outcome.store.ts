@@ -13,9 +13,9 @@ import type { HookOutcomeRow, NewHookOutcome } from './records.js';
 import { asQueryFailed } from './sql-errors.js';
 import type { StoreDatabase } from './store-database.js';
 
-/** Rows per INSERT on PostgreSQL: 9 parameters each keeps a statement far below its bound-parameter limit. */
+/** Rows per INSERT on PostgreSQL: 10 parameters each keeps a statement far below its bound-parameter limit. */
 const ROWS_PER_INSERT = 500;
-const COLUMNS = ['operation_id', 'operation_seq', 'at', 'point', 'hook_id', 'source', 'outcome', 'error_code', 'latency_ms'].map((name) => `"${name}"`);
+const COLUMNS = ['operation_id', 'operation_seq', 'at', 'point', 'hook_id', 'source', 'outcome', 'error_code', 'latency_ms', 'tool_call_id'].map((name) => `"${name}"`);
 
 interface CounterRow {
   operation_id: string;
@@ -24,7 +24,7 @@ interface CounterRow {
 
 /** The parameters of `sqliteInsert` for one row: its values, then the operation id its `seq` is counted in. */
 function sqliteRow(o: NewHookOutcome): unknown[] {
-  return [o.operationId, o.at, o.point, o.hookId, o.source, o.outcome, o.errorCode ?? null, o.latencyMs, o.operationId];
+  return [o.operationId, o.at, o.point, o.hookId, o.source, o.outcome, o.errorCode ?? null, o.latencyMs, o.toolCallId ?? null, o.operationId];
 }
 
 /** Each operation's first reserved `seq`, from the counters' new last numbers and the batch's counts. */
@@ -96,7 +96,7 @@ export class HookOutcomeStore {
 
   private sqliteInsert(): string {
     const table = this.db.table('agent_hooks_hook_outcomes');
-    return (this.sqliteInsertSql ??= `INSERT INTO ${table} (${COLUMNS.join(', ')}) SELECT ?, COALESCE(MAX("operation_seq"), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM ${table} WHERE "operation_id" = ?`);
+    return (this.sqliteInsertSql ??= `INSERT INTO ${table} (${COLUMNS.join(', ')}) SELECT ?, COALESCE(MAX("operation_seq"), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM ${table} WHERE "operation_id" = ?`);
   }
 
   /** The INSERTs of the rows, at most ROWS_PER_INSERT each, numbered on from each operation's first `seq`. */
@@ -110,7 +110,7 @@ export class HookOutcomeStore {
         const first = params.length;
         const seq = next.get(outcome.operationId)!;
         next.set(outcome.operationId, seq + 1);
-        params.push(outcome.operationId, seq, outcome.at, outcome.point, outcome.hookId, outcome.source, outcome.outcome, outcome.errorCode ?? null, outcome.latencyMs);
+        params.push(outcome.operationId, seq, outcome.at, outcome.point, outcome.hookId, outcome.source, outcome.outcome, outcome.errorCode ?? null, outcome.latencyMs, outcome.toolCallId ?? null);
         const marks = COLUMNS.map((_, i) => `$${first + i + 1}`);
         return `(${marks.join(', ')})`;
       });

@@ -79,6 +79,7 @@ export class OutcomeBatcher {
       outcome: outcome.outcome,
       ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}),
       latencyMs: outcome.latencyMs,
+      ...(outcome.toolCallId !== undefined ? { toolCallId: outcome.toolCallId } : {}),
     });
     if (this.nextRetryDelayMs !== undefined) return; // failing: the retry timer owns the next write
     if (this.buffer.length >= this.maxBatch) this.drainInBackground();

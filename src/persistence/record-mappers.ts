@@ -125,5 +125,6 @@ export function toHookOutcomeRow(row: HookOutcomeEntity): HookOutcomeRow {
     latencyMs: row.latencyMs,
   };
   if (row.errorCode !== null) record.errorCode = row.errorCode;
+  if (row.toolCallId !== null) record.toolCallId = row.toolCallId;
   return record;
 }

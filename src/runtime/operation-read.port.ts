@@ -20,6 +20,8 @@ export interface TimelineRow {
   outcome: HookOutcome;
   errorCode?: string;
   latencyMs: number;
+  /** A tool point's row: the call it belongs to, from which its idempotency key is derived (F1). */
+  toolCallId?: string;
 }
 
 /** How many operations have this status (and, completed ones, this terminal reason). */

@@ -10,6 +10,7 @@ import type { AfterToolCallEvent, ToolCallHookContext, ToolResult } from '../hoo
 import type { RunContext, ToolRequestContext } from '../hooks/contexts.js';
 import { errorType } from '../hooks/hook-errors.js';
 import { HookDispatcher } from '../hooks/hook-dispatcher.js';
+import type { HookPoint } from '../hooks/hook-points.js';
 import type { EnvironmentHooks } from '../hooks/hook-ports.js';
 import { agentEventBase } from './agent-event-base.js';
 import { deniedToolResult, hookVerdictState, type DeniedVerdict } from '../hooks/tool-verdict.js';
@@ -20,6 +21,7 @@ import { buildToolCallHookContext, buildToolRequestContext, toolCallContext, too
 import { toolCallIdempotencyKey } from './tools/idempotency-key.js';
 import { TOOL_CATALOG, ToolError, type ToolCatalog, type ToolDefinition } from './tools/tool-types.js';
 import { runAttempts } from './tools/tool-attempts.js';
+import { ToolCallScope } from './tools/tool-call-scope.js';
 import { storableNamePart, TOOL_NOT_AVAILABLE, unavailableToolContent } from './tools/unavailable-tool.js';
 
 /** F3: the error type of a call whose deadline passed (published state, `on_tool_error`, `onToolCallError`). */
@@ -39,6 +41,9 @@ function failureOf(call: ModelToolCall, error: unknown): ToolFailure {
   }
   return { type: error.code === 'timeout' ? TIMEOUT : error.errorType, message: error.message, code: error.code };
 }
+
+/** The points of one call's chain (both families): their timeline rows carry the call's key (F1). */
+const TOOL_POINTS: readonly HookPoint[] = ['before_tool_call', 'beforeToolCall', 'transform_tool_result', 'afterToolCall', 'after_tool_call', 'on_tool_error', 'onToolCallError'];
 
 /** The timeline's hook id for the runtime's own tool-access verdict (G1). */
 export const RUNTIME_TOOL_ACCESS_HOOK_ID = 'runtime:tool-access';
@@ -91,7 +96,18 @@ export class ToolCallRunner {
   constructor(
     private readonly dispatcher: HookDispatcher,
     @Inject(TOOL_CATALOG) private readonly catalog: ToolCatalog,
+    private readonly scope: ToolCallScope,
   ) {}
+
+  /**
+   * F1: runs `chain` as its call, so the timeline rows of its hooks record the call. Only when a tool point
+   * has a hook for the operation: a call no hook observes writes no row, and pays nothing for the scope.
+   */
+  private asCall<T>(chain: Chain, work: () => Promise<T>): Promise<T> {
+    const { dispatchOptions } = chain;
+    if (!TOOL_POINTS.some((point) => this.dispatcher.isObserved(point, dispatchOptions))) return work();
+    return this.scope.run(chain.input.operationId, chain.input.call.id, work);
+  }
 
   /**
    * Runs the call through the whole chain. With `handOut` (a deferred call, DESIGN §8), a call the
@@ -101,9 +117,13 @@ export class ToolCallRunner {
   async run(input: ToolCallInput, options: { handOut: true }): Promise<ToolCallOutcome | HandedOut>;
   async run(input: ToolCallInput): Promise<ToolCallOutcome>;
   async run(input: ToolCallInput, options: { handOut?: boolean } = {}): Promise<ToolCallOutcome | HandedOut> {
+    const chain = this.chainOf(input, input.tool);
+    return this.asCall(chain, () => this.runChain(chain, options.handOut === true));
+  }
+
+  private async runChain(chain: Chain, handOut: boolean): Promise<ToolCallOutcome | HandedOut> {
+    const { input, request, context, base, dispatchOptions } = chain;
     const { call, operationId, runContext, signal, tool } = input;
-    const chain = this.chainOf(input, tool);
-    const { request, context, base, dispatchOptions } = chain;
 
     // 1. engine family, observe only, no arguments (E2, E9)
     await this.dispatcher.dispatch('before_tool_call', request, dispatchOptions);
@@ -116,7 +136,7 @@ export class ToolCallRunner {
       await this.dispatcher.dispatch('afterToolCall', { ...base, ...context, type: 'afterToolCall', result: denied, mocked: false }, dispatchOptions);
       return this.outcome(input, denied.content, gate.verdict);
     }
-    if (options.handOut && gate.mock === null) {
+    if (handOut && gate.mock === null) {
       // The outside executor gets only calls its tool's schema accepts (a sub-agent call reports its own).
       if (tool && tool.source !== 'agent' && call.invalidArgs === undefined) {
         try {
@@ -180,8 +200,8 @@ export class ToolCallRunner {
     const named: ToolCallInput = { ...input, call: { ...input.call, identifier, apiName } };
     const chain = this.chainOf(named, undefined);
     const content = unavailableToolContent(identifier, apiName);
-    this.dispatcher.recordRuntimeVerdict('beforeToolCall', input.operationId, RUNTIME_TOOL_ACCESS_HOOK_ID, 'denied', TOOL_NOT_AVAILABLE);
-    await this.reportFailure(chain, 0, { type: TOOL_NOT_AVAILABLE, message: content.slice('Error: '.length), code: TOOL_NOT_AVAILABLE });
+    this.dispatcher.recordRuntimeVerdict('beforeToolCall', input.operationId, RUNTIME_TOOL_ACCESS_HOOK_ID, 'denied', TOOL_NOT_AVAILABLE, input.call.id);
+    await this.asCall(chain, () => this.reportFailure(chain, 0, { type: TOOL_NOT_AVAILABLE, message: content.slice('Error: '.length), code: TOOL_NOT_AVAILABLE }));
     return { message: this.toolMessage(named, content, false, { error: { type: TOOL_NOT_AVAILABLE } }), success: false };
   }
 
@@ -196,6 +216,11 @@ export class ToolCallRunner {
   async completeDeferred(input: ToolCallInput, result: ToolResult, reconstructed: boolean): Promise<ToolCallOutcome> {
     const tool = input.tool ?? (await this.catalog.find(input.call.identifier, input.call.apiName));
     const chain = this.chainOf(input, tool);
+    return this.asCall(chain, () => this.completeChain(chain, result, reconstructed));
+  }
+
+  private async completeChain(chain: Chain, result: ToolResult, reconstructed: boolean): Promise<ToolCallOutcome> {
+    const { input } = chain;
     if (!reconstructed && this.dispatcher.hasHooks('afterToolCall', input.operationId)) {
       const verdict: DeniedVerdict = { outcome: 'control_error', phase: 'afterToolCall', hookId: 'runtime', reason: 'hook_control_error', error: 'hook_control_error', errorCode: 'call_not_reconstructed' };
       return this.outcome(input, verdict.reason, verdict);
@@ -247,7 +272,7 @@ export class ToolCallRunner {
     const { call, operationId, runContext, signal, environment } = input;
     return {
       input,
-      request: buildToolRequestContext({ runId: runContext.runId, toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, ...(tool ? { tool } : {}) }),
+      request: buildToolRequestContext({ runId: runContext.runId, operationId, toolCallId: call.id, identifier: call.identifier, apiName: call.apiName, ...(tool ? { tool } : {}) }),
       context: this.toolContext(input, tool),
       base: agentEventBase(input),
       dispatchOptions: { operationId, runContext, signal, ...(environment ? { environment } : {}) },

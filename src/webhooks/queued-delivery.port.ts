@@ -14,6 +14,8 @@ export interface QueuedWebhook {
   /** Where the hook came from, for the timeline record of a delivery that finally failed. */
   readonly source?: HookSource;
   readonly operationId?: string;
+  /** A tool point's delivery: its call, so a final failure's timeline row carries the call's key (SPEC F1). */
+  readonly toolCallId?: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly allowedEnvVars: readonly string[];

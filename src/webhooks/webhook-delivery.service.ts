@@ -10,6 +10,7 @@ import { ModuleRef } from '@nestjs/core';
 import { AGENT_HOOKS_MODULE_OPTIONS } from '../agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
 import { errorCode } from '../hooks/hook-errors.js';
+import { HOOK_POINTS } from '../hooks/hook-points.js';
 import type { WebhookDeliveryPort, WebhookRequest } from '../hooks/hook-ports.js';
 import type { AgentHookWebhook } from '../hooks/agent-hook.js';
 import { USER_DIRECTORY, WebhookPayloadBuilder, type UserDirectory } from './payload-builder.js';
@@ -89,6 +90,7 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
           point: request.point,
           source: request.hook.source,
           ...(request.operationId !== undefined ? { operationId: request.operationId } : {}),
+          ...toolCallOf(request),
           url,
           headers: webhook.headers ?? {},
           allowedEnvVars: webhook.allowedEnvVars ?? [],
@@ -160,4 +162,11 @@ export class WebhookDeliveryService implements WebhookDeliveryPort, OnModuleInit
     if (!webhook) throw new WebhookError('configuration', `hook ${request.hook.id} has no webhook`);
     return webhook;
   }
+}
+
+/** F1: a tool point's event names its call (T1); the queued job keeps the id for its timeline row. */
+function toolCallOf(request: WebhookRequest): { toolCallId?: string } {
+  if (!HOOK_POINTS[request.point].toolEvent) return {};
+  const toolCallId = (request.event as { toolCallId?: unknown }).toolCallId;
+  return typeof toolCallId === 'string' ? { toolCallId } : {};
 }

@@ -75,6 +75,13 @@ describe('G6 request bodies nest at most 64 levels', () => {
     expect(reason.body.error.message).toMatch(/^reason\b/);
   });
 
+  it('F6: edited approval args nested over the limit are a 400 naming args, never their values', async () => {
+    const deep = `{"action":"approve","args":${'{"k":'.repeat(100)}"edited-secret-value"${'}'.repeat(100)}}`;
+    const refused = await alice.post(`/v1/operations/${MISSING_OPERATION}/interventions/call-1`, deep);
+    expectRefusal(refused, 'args', 'edited-secret-value');
+    expect(refused.body.error.message).toContain('is nested deeper than 64 levels');
+  });
+
   it('G6: context.metadata over 16 KB serialized is a 400 naming context.metadata, without the value', async () => {
     expect((await alice.post('/v1/operations', withMetadata({ note: 'x'.repeat(16_000) }))).status).toBe(201);
     const refused = await alice.post('/v1/operations', withMetadata({ note: `secret-${'x'.repeat(16_400)}` }));

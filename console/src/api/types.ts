@@ -74,6 +74,8 @@ export interface TimelineItem {
   outcome: HookOutcome;
   errorCode?: string;
   latencyMs: number;
+  /** A tool point's row: its call's idempotency key (SPEC F1). */
+  idempotencyKey?: string;
 }
 
 export interface ApiErrorBody {

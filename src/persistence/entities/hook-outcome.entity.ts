@@ -1,7 +1,7 @@
 /**
  * `agent_hooks_hook_outcomes`: the timeline (`GET /v1/operations/:id/timeline`), one row per hook
- * invocation — point, hook id, source, outcome, error code, latency. Never a payload, body or message
- * (DESIGN §5). `seq` is the global insertion order; `operation_seq` numbers an operation's rows 1, 2, …
+ * invocation — point, hook id, source, outcome, error code, latency and, on a tool point's row, the tool call
+ * id (SPEC F1). Never a payload, body or message (DESIGN §5). `seq` is the global insertion order; `operation_seq` numbers an operation's rows 1, 2, …
  * (the timeline's `seq`, DESIGN §7, from `agent_hooks_timeline_counters`); a batch is numbered in record
  * order, so an operation's rows read back in the order its hooks ran.
  */
@@ -51,4 +51,8 @@ export class HookOutcomeEntity {
 
   @Column(doubleColumn('latency_ms'))
   latencyMs!: number;
+
+  /** A tool point's row: its call (F1 derives the key from it, never stores the key); null on other rows. */
+  @Column(nameColumn('tool_call_id', true))
+  toolCallId!: string | null;
 }

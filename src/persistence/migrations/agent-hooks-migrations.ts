@@ -16,8 +16,9 @@ import { AgentHooksOperationListIndex1765600000000 } from './1765600000000-agent
 import { AgentHooksMessageSeq1765700000000 } from './1765700000000-agent-hooks-message-seq.js';
 import { AgentHooksTraceContext1765800000000 } from './1765800000000-agent-hooks-trace-context.js';
 import { AgentHooksTimelineIndex1765900000000 } from './1765900000000-agent-hooks-timeline-index.js';
+import { AgentHooksTimelineToolCall1766000000000 } from './1766000000000-agent-hooks-timeline-tool-call.js';
 
-const MIGRATIONS = [AgentHooksInitialSchema1764460800000, AgentHooksThreadsAndCompaction1764979200000, AgentHooksIdempotencyDigest1765000000000, AgentHooksClientTools1765100000000, AgentHooksDeferredClaims1765200000000, AgentHooksOutcomesAndSummaries1765300000000, AgentHooksOwedWork1765400000000, AgentHooksReceivedDeferredResults1765500000000, AgentHooksOperationListIndex1765600000000, AgentHooksMessageSeq1765700000000, AgentHooksTraceContext1765800000000, AgentHooksTimelineIndex1765900000000] as const;
+const MIGRATIONS = [AgentHooksInitialSchema1764460800000, AgentHooksThreadsAndCompaction1764979200000, AgentHooksIdempotencyDigest1765000000000, AgentHooksClientTools1765100000000, AgentHooksDeferredClaims1765200000000, AgentHooksOutcomesAndSummaries1765300000000, AgentHooksOwedWork1765400000000, AgentHooksReceivedDeferredResults1765500000000, AgentHooksOperationListIndex1765600000000, AgentHooksMessageSeq1765700000000, AgentHooksTraceContext1765800000000, AgentHooksTimelineIndex1765900000000, AgentHooksTimelineToolCall1766000000000] as const;
 
 export const AGENT_HOOKS_MIGRATIONS = MIGRATIONS.map(recordedOnce);
 

@@ -19,6 +19,7 @@ export function toJobData(webhook: QueuedWebhook): DeliveryJobData {
     point: webhook.point,
     ...(webhook.source !== undefined ? { source: webhook.source } : {}),
     ...(webhook.operationId !== undefined ? { operationId: webhook.operationId } : {}),
+    ...(webhook.toolCallId !== undefined ? { toolCallId: webhook.toolCallId } : {}),
     url: webhook.url,
     headers: { ...webhook.headers },
     allowedEnvVars: [...webhook.allowedEnvVars],

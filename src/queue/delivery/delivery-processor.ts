@@ -63,6 +63,7 @@ async function recordFinal(deps: DeliveryProcessorDeps, job: Job, data: Delivery
     // From enqueue to the final answer: what the delivery cost in all.
     latencyMs: Math.max(0, Date.now() - job.timestamp),
     transport: 'webhook',
+    ...(typeof data.toolCallId === 'string' ? { toolCallId: data.toolCallId } : {}),
   };
   try {
     await deps.recordFailure(record);

@@ -65,6 +65,8 @@ export interface TimelineItemView {
   outcome: TimelineRow['outcome'];
   errorCode?: string;
   latencyMs: number;
+  /** F1: a tool point's row carries its call's idempotency key (derived here, as for pending items). */
+  idempotencyKey?: string;
 }
 
 /** `pendingTools` is present while something waits (approval or deferred result), absent otherwise. */
@@ -137,5 +139,6 @@ export function timelineItemView(row: TimelineRow): TimelineItemView {
     outcome: row.outcome,
     ...(row.errorCode !== undefined ? { errorCode: row.errorCode } : {}),
     latencyMs: row.latencyMs,
+    ...(row.toolCallId !== undefined ? { idempotencyKey: toolCallIdempotencyKey(row.operationId, row.toolCallId) } : {}),
   };
 }

@@ -94,13 +94,18 @@ export function buildToolCallHookContext(input: ToolCallContextInput): ToolCallH
 
 export interface ToolRequestInput {
   readonly runId: string;
+  /** The call's operation: with `toolCallId`, what its idempotency key is derived from (F1). */
+  readonly operationId: string;
   readonly toolCallId: string;
   readonly identifier: string;
   readonly apiName: string;
   readonly tool?: Pick<ToolDefinition, 'source' | 'serverId' | 'identifier'>;
 }
 
-/** `before_tool_call`'s context: who and what, never the arguments (E2, E9). Extra input fields are ignored. */
+/**
+ * `before_tool_call`'s context: who and what, never the arguments (E2, E9), and the call's idempotency key
+ * (F1), which the engine contexts after it copy. Extra input fields are ignored.
+ */
 export function buildToolRequestContext(input: ToolRequestInput): ToolRequestContext {
   return new ToolRequestContext({
     runId: input.runId,
@@ -108,6 +113,7 @@ export function buildToolRequestContext(input: ToolRequestInput): ToolRequestCon
     identifier: input.identifier,
     apiName: input.apiName,
     provider: providerOf(input.tool),
+    idempotencyKey: toolCallIdempotencyKey(input.operationId, input.toolCallId),
   });
 }
 
@@ -144,6 +150,7 @@ function requestInit(request: ToolRequestContext): ToolRequestInit {
     apiName: request.apiName,
     toolName: request.toolName,
     provider: request.provider,
+    ...(request.idempotencyKey !== undefined ? { idempotencyKey: request.idempotencyKey } : {}),
   };
 }
 

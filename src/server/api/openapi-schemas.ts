@@ -144,6 +144,7 @@ export const TIMELINE: SchemaObject = {
           outcome: { type: 'string', enum: ['ok', 'mocked', 'allowed', 'denied', 'notification', 'error'] },
           errorCode: string,
           latencyMs: { type: 'number' },
+          idempotencyKey: { type: 'string', description: "A tool point's row: its call's idempotency key (SPEC F1)." },
         },
       },
     },

@@ -110,7 +110,23 @@ describeEachDriver('hook outcomes on %s', (driver) => {
     const columns = (await db.dataSource.createQueryRunner().getTable(db.schema ? `${db.schema}.agent_hooks_hook_outcomes` : 'agent_hooks_hook_outcomes'))!
       .columns.map((column) => column.name)
       .sort();
-    expect(columns).toEqual(['at', 'error_code', 'hook_id', 'latency_ms', 'operation_id', 'operation_seq', 'outcome', 'point', 'seq', 'source']);
+    expect(columns).toEqual(['at', 'error_code', 'hook_id', 'latency_ms', 'operation_id', 'operation_seq', 'outcome', 'point', 'seq', 'source', 'tool_call_id']);
+  });
+
+  it('F1: a tool point\'s row keeps its call id (never the key), through the batcher and a direct append', async () => {
+    const operationId = randomUUID();
+    const writer = new CountingWriter(store);
+    const outcomes = batcher(writer, { maxBatch: 100, flushIntervalMs: 60_000 });
+    outcomes.record(record(operationId, 'keyed', { point: 'beforeToolCall', toolCallId: 'call-7' }));
+    outcomes.record(record(operationId, 'plain', { point: 'beforeStep' }));
+    await outcomes.flush();
+    await store.append([{ operationId, at: '2030-01-01T00:00:00.000Z', point: 'on_tool_error', hookId: 'direct', source: 'decorator', outcome: 'ok', latencyMs: 0, toolCallId: 'call-8' }]);
+    expect((await store.listByOperation(operationId)).map(({ hookId, toolCallId }) => ({ hookId, toolCallId }))).toEqual([
+      { hookId: 'keyed', toolCallId: 'call-7' },
+      { hookId: 'plain', toolCallId: undefined },
+      { hookId: 'direct', toolCallId: 'call-8' },
+    ]);
+    expect((await store.listByOperation(operationId))[1]).not.toHaveProperty('toolCallId');
   });
 
   it('batches: a write starts as soon as maxBatch records are buffered', async () => {

@@ -3,12 +3,15 @@
  * posts it to a real loopback receiver with the hardened client. Each test has its own key prefix (and so
  * its own queue) and deletes its keys afterwards.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { CriticalHookDeliveryError } from '../../../src/hooks/hook-errors.js';
 import type { AgentHook } from '../../../src/hooks/agent-hook.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
+import { timelineItemView, type TimelineItemView } from '../../../src/runtime/reading/operation-views.js';
+import { toolCallIdempotencyKey } from '../../../src/runtime/tools/idempotency-key.js';
 import { startReceiver, type LoopbackReceiver, type RecordedRequest } from '../../unit/webhooks/loopback-receiver.js';
 import { bootDelivery, SIGNING_SECRET, type DeliveryHarness, type HarnessOptions } from './delivery-harness.js';
 import { eventually } from '../../support/eventually.js';
@@ -206,6 +209,34 @@ describe('queued delivery retries', () => {
     const stored = await dumpKeys(admin, prefix);
     expect(stored).toContain('HTTP 503');
     expect(stored).not.toContain(secret);
+  });
+
+  it("F1: the final failure of a tool point's queued delivery is a timeline row of its call, with the call's idempotency key", async () => {
+    timed('/tool-down', (_req, res) => res.writeHead(503).end());
+    const { registry, dispatcher, moduleRef } = await boot({ timeline: true, tuning: { attempts: 2 } });
+    const operationId = randomUUID();
+    registry.register(operationId, [{ id: 'tool-q', type: 'onToolCallError', webhook: { url: receiver.url('/tool-down'), delivery: 'queue', timeout: 5 } }]);
+    await dispatcher.dispatch('onToolCallError', {
+      ...event,
+      type: 'onToolCallError',
+      operationId,
+      toolCallId: 'call-f1',
+      identifier: 'pay',
+      apiName: 'charge',
+      error: { type: 'Boom', message: 'failed' },
+    } as never);
+
+    await waitFor(() => requestsTo('/tool-down').length === 2, 'two attempts');
+    const stores = await moduleRef.get(RuntimeDatabase).stores();
+    let items: TimelineItemView[] = [];
+    await waitFor(async () => {
+      await stores.timeline.flush();
+      items = (await stores.outcomes.listByOperation(operationId)).map(timelineItemView);
+      return items.some((item) => item.outcome === 'error');
+    }, 'the timeline row');
+    expect(items.filter((item) => item.outcome === 'error')).toEqual([
+      expect.objectContaining({ point: 'onToolCallError', hookId: 'tool-q', errorCode: 'http_error', idempotencyKey: toolCallIdempotencyKey(operationId, 'call-f1') }),
+    ]);
   });
 });
 

@@ -92,14 +92,14 @@ describe('tools: engine contexts carry no args (E9, S1)', () => {
     expect(request).toMatchObject({ runId: 'op-1', toolCallId: 'call-1', identifier: 'fs', apiName: 'readFile', toolName: 'fs/readFile', provider: 'mcp:kb' });
     expect(Object.keys(request)).not.toContain('args');
     expect(JSON.stringify(request)).not.toContain(SECRET_ARG);
-    expect(buildToolRequestContext({ runId: 'r', toolCallId: 'c', identifier: 'x', apiName: 'y' }).provider).toBe('unknown');
-    expect(buildToolRequestContext({ runId: 'r', toolCallId: 'c', identifier: 'x', apiName: 'y', tool: { source: 'local', identifier: 'x' } }).provider).toBe(
+    expect(buildToolRequestContext({ runId: 'r', operationId: 'r', toolCallId: 'c', identifier: 'x', apiName: 'y' }).provider).toBe('unknown');
+    expect(buildToolRequestContext({ runId: 'r', operationId: 'r', toolCallId: 'c', identifier: 'x', apiName: 'y', tool: { source: 'local', identifier: 'x' } }).provider).toBe(
       'local',
     );
   });
 
   it('toolCallContext: status, latency and the error TYPE only', () => {
-    const request = buildToolRequestContext({ runId: 'op-1', toolCallId: 'call-1', identifier: 'fs', apiName: 'readFile' });
+    const request = buildToolRequestContext({ runId: 'op-1', operationId: 'op-1', toolCallId: 'call-1', identifier: 'fs', apiName: 'readFile' });
     const failed = toolCallContext(request, 'error', 12.5, 'ENOENTError');
     expect(hasBrand(failed, ToolCallContext.brand)).toBe(true);
     expect(failed).toMatchObject({ status: 'error', latencyMs: 12.5, error: { type: 'ENOENTError' }, toolName: 'fs/readFile' });
@@ -111,10 +111,29 @@ describe('tools: engine contexts carry no args (E9, S1)', () => {
   });
 
   it('toolResultContext is the one engine context with result text', () => {
-    const request = buildToolRequestContext({ runId: 'op-1', toolCallId: 'call-1', identifier: 'fs', apiName: 'readFile' });
+    const request = buildToolRequestContext({ runId: 'op-1', operationId: 'op-1', toolCallId: 'call-1', identifier: 'fs', apiName: 'readFile' });
     const result = toolResultContext(request, 'file body');
     expect(hasBrand(result, ToolResultContext.brand)).toBe(true);
     expect(result.result).toBe('file body');
     expect(result.toolCallId).toBe('call-1');
+  });
+});
+
+describe('F1 the engine-family tool contexts carry the idempotency key', () => {
+  it('F1: before_tool_call, after_tool_call, on_tool_error and transform_tool_result contexts carry the call\'s key, kept by withResult', () => {
+    const key = toolCallIdempotencyKey('op-1', 'call-1');
+    const request = buildToolRequestContext({ runId: 'op-1', operationId: 'op-1', toolCallId: 'call-1', identifier: 'fs', apiName: 'readFile' });
+    const failed = toolCallContext(request, 'error', 1, 'Boom', true);
+    const result = toolResultContext(request, 'body');
+    for (const context of [request, toolCallContext(request, 'ok', 1), failed, result, result.withResult('other')]) expect(context.idempotencyKey).toBe(key);
+    // Safe metadata (E9): an opaque hash, serialized with the rest, never the arguments.
+    expect(JSON.parse(JSON.stringify(failed))).toMatchObject({ idempotencyKey: key, toolCallId: 'call-1', willRetry: true });
+    expect(buildToolRequestContext({ runId: 'op-1', operationId: 'op-1', toolCallId: 'call-2', identifier: 'fs', apiName: 'readFile' }).idempotencyKey).not.toBe(key);
+  });
+
+  it('F1: a context built by hand without a key has no idempotencyKey property (E9 key lists unchanged)', () => {
+    const bare = new ToolRequestContext({ runId: 'r', toolCallId: 'c', identifier: 'x', apiName: 'y', provider: 'local' });
+    expect(Object.keys(bare)).not.toContain('idempotencyKey');
+    expect(Object.keys(new ToolResultContext({ runId: 'r', toolCallId: 'c', identifier: 'x', apiName: 'y', provider: 'local', result: 'r' }).withResult('s'))).not.toContain('idempotencyKey');
   });
 });
