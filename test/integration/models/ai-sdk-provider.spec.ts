@@ -108,7 +108,7 @@ describeAiSdk('DESIGN §12 an AI SDK provider through aiSdkChatModel (Node 22+)'
   });
 
   async function boot(model: ChatModel, timeoutMs = 5_000): Promise<RuntimeApp> {
-    app = await bootRuntime({ config: config(timeoutMs), providers: [ClockTools], module: { models: { main: model } } });
+    app = await bootRuntime({ observe: true, config: config(timeoutMs), providers: [ClockTools], module: { models: { main: model } } });
     return app;
   }
 
