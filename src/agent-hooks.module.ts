@@ -6,6 +6,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AgentHooksConfigurableModule, AGENT_HOOKS_MODULE_OPTIONS } from './agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from './agent-hooks.options.js';
+import { DISPATCH_PROVIDERS } from './hooks/dispatch.providers.js';
 import { HookDispatcher } from './hooks/hook-dispatcher.js';
 import { HookExplorer } from './hooks/hook-explorer.js';
 import { HookMetadataAccessor } from './hooks/hook-metadata.accessor.js';
@@ -67,7 +68,8 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     EnvironmentSettingsCheck,
     HookMetadataAccessor,
     HookRegistry,
-    HookDispatcher,
+    // The dispatcher with its gate, invoker and outcome recorder.
+    ...DISPATCH_PROVIDERS,
     HookExplorer,
     HookReadinessWatcher,
     WebhookDeliveryService,
