@@ -157,8 +157,8 @@ export type {
   ModelErrorDetails,
 } from './runtime/models/chat-model.js';
 export { AgentsConfigError } from './config/config-error.js';
-export { EnvironmentSettingError } from './config/environment/environment-setting-error.js';
-export type { SettingProblem } from './config/environment/environment-setting-error.js';
+export { EnvironmentSettingError } from './common/environment-setting-error.js';
+export type { SettingProblem } from './common/environment-setting-error.js';
 export { DatabaseConfigError } from './persistence/persistence-errors.js';
 export { WebhookError } from './webhooks/webhook-error.js';
 export type { WebhookErrorCode } from './webhooks/webhook-error.js';
