@@ -6,6 +6,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AgentHooksConfigurableModule, AGENT_HOOKS_MODULE_OPTIONS } from './agent-hooks.module-definition.js';
 import type { AgentHooksModuleOptions } from './agent-hooks.options.js';
+import { DISPATCH_PROVIDERS } from './hooks/dispatch.providers.js';
 import { HookDispatcher } from './hooks/hook-dispatcher.js';
 import { HookExplorer } from './hooks/hook-explorer.js';
 import { HookMetadataAccessor } from './hooks/hook-metadata.accessor.js';
@@ -30,7 +31,9 @@ import { READING_PROVIDERS } from './runtime/reading/reading.providers.js';
 import { OperationChanges } from './runtime/reading/operation-changes.js';
 import { OperationFollower } from './runtime/reading/operation-follower.js';
 import { OperationReadService } from './runtime/reading/operation-read.service.js';
-import { OperationRunner } from './runtime/operation-runner.js';
+import { HumanDecisions } from './runtime/human-decisions.js';
+import { OperationStart } from './runtime/operation-start.js';
+import { TerminalTransition } from './runtime/terminal-transition.js';
 import { InterventionNotifier } from './runtime/intervention-notifier.js';
 import { ApprovalEdits } from './runtime/approval-edits.js';
 import { TerminalSequence } from './runtime/terminal-sequence.js';
@@ -69,7 +72,8 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     EnvironmentSettingsCheck,
     HookMetadataAccessor,
     HookRegistry,
-    HookDispatcher,
+    // The dispatcher with its gate, invoker and outcome recorder.
+    ...DISPATCH_PROVIDERS,
     HookExplorer,
     HookReadinessWatcher,
     WebhookDeliveryService,
@@ -121,19 +125,21 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     // Local mode's steps: driven in this process under the lease (queue mode swaps in its own, below).
     LocalStepScheduler,
     // The runtime's jobs: the live operations of this process, the G4 drain of its steps, decision
-    // notifications, the terminal sequences, deferred results, the runner (lifecycle, driving, decisions),
-    // and the work a dead process owed (what the reconciler takes over).
+    // notifications, the terminal sequences, deferred results, starting operations (the steps' host), human
+    // decisions, the terminal transition, and the work a dead process owed (what the reconciler takes over).
     LiveOperations,
     StepDrain,
     InterventionNotifier,
     ApprovalEdits,
     TerminalSequence,
     DeferredResults,
-    OperationRunner,
+    TerminalTransition,
+    OperationStart,
+    HumanDecisions,
     OwedWork,
     // DESIGN §12: reading operations in the HTTP API's shapes, for the facade and the HTTP API alike.
     ...READING_PROVIDERS,
-    // The public facade; sub-agents and the queue use the runner itself.
+    // The public facade; sub-agents and the queue use `OperationStart` itself.
     AgentRuntime,
     EngineLifecycle,
     OperationReconciler,

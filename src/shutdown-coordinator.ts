@@ -31,10 +31,11 @@ import { StepQueue } from './queue/step-queue.js';
 import { StepWorker } from './queue/step-worker.js';
 import { EngineLifecycle } from './runtime/engine-lifecycle.js';
 import { OperationReconciler } from './runtime/operation-reconciler.js';
-import { OperationRunner } from './runtime/operation-runner.js';
+import { LiveOperations } from './runtime/live-operations.js';
 import { OperationChanges } from './runtime/reading/operation-changes.js';
 import { OperationFollower } from './runtime/reading/operation-follower.js';
 import { RUNTIME_STORE, type RuntimeStore } from './runtime/runtime-store.port.js';
+import { StepDrain } from './runtime/step-drain.js';
 import { McpServersService } from './runtime/tools/mcp-servers.service.js';
 import { WebhookDeliveryService } from './webhooks/webhook-delivery.service.js';
 
@@ -56,7 +57,9 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
 
   constructor(
     @Inject(AGENT_HOOKS_MODULE_OPTIONS) options: AgentHooksModuleOptions,
-    private readonly runner: OperationRunner,
+    /** G4 for the runtime's own work: whether it takes steps, and the steps in flight. */
+    private readonly steps: StepDrain,
+    private readonly live: LiveOperations,
     private readonly reconciler: OperationReconciler,
     private readonly stepWorker: StepWorker,
     private readonly deliveryWorker: WebhookDeliveryWorkerHost,
@@ -89,12 +92,13 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
   }
 
   private async drain(): Promise<void> {
-    // 1. Stop taking steps: the runtime first (a job a worker fetched now is handed back at once).
-    this.runner.stopTakingSteps();
+    // 1. Stop taking steps: the runtime first (a job a worker fetched now is handed back at once); the steps
+    // in flight see `stopping` and end at their next boundary.
+    this.steps.stopTaking();
     await this.step('reconciler', () => this.reconciler.stop());
     // 2. The workers stop fetching and wait for their running jobs while the runtime drains them.
     await Promise.all([
-      this.step('steps', () => this.runner.drain(this.graceMs)),
+      this.step('steps', () => this.drainSteps()),
       this.step('step worker', () => this.stepWorker.close()),
       this.step('delivery worker', () => this.deliveryWorker.stop()),
     ]);
@@ -103,6 +107,15 @@ export class ShutdownCoordinator implements BeforeApplicationShutdown, OnApplica
     // The read API's followers (`events()`, `changes()`) complete while the database is still open.
     this.follower.stop();
     this.changes.stop();
+  }
+
+  /**
+   * Waits for the steps in flight; a tool call still running after the grace period is cut — it publishes
+   * nothing and its step is handed back. Then no `done` of this app can settle any more: each rejects.
+   */
+  private async drainSteps(): Promise<void> {
+    await this.steps.drain(this.graceMs);
+    this.live.abandonAll();
   }
 
   private async closeClients(): Promise<void> {

@@ -50,3 +50,23 @@ export function withInertMock(point: HookPoint, payload: unknown): unknown {
   if (point !== 'beforeToolCall' || typeof (payload as { mock?: unknown }).mock === 'function') return payload;
   return { ...(payload as object), mock: () => false };
 }
+
+/** `identifier/apiName` of a tool event, or undefined when either is not a string (W5). */
+export function toolNameOf(payload: unknown): string | undefined {
+  const p = payload as { identifier?: unknown; apiName?: unknown } | null;
+  if (p && typeof p === 'object' && typeof p.identifier === 'string' && typeof p.apiName === 'string') {
+    return `${p.identifier}/${p.apiName}`;
+  }
+  return undefined;
+}
+
+/** W5: without a string identifier and apiName (no `"undefined/…"`), only hooks without a matcher apply. */
+export function matching(hooks: readonly RegisteredHook[], event: unknown): RegisteredHook[] {
+  const toolName = toolNameOf(event);
+  return hooks.filter((hook) => !hook.matcher || (toolName !== undefined && hook.matcher.test(toolName)));
+}
+
+/** A hook that takes part in result control (asked for a decision). */
+export function isControl(hook: RegisteredHook): boolean {
+  return hook.handler ? hook.control : hook.webhook?.responseHandling === 'toolCall';
+}

@@ -8,7 +8,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import type { Job, Worker } from 'bullmq';
 import type { Subscription } from 'rxjs';
 import { errorType } from '../hooks/hook-errors.js';
-import { OperationRunner } from '../runtime/operation-runner.js';
+import { OperationStart } from '../runtime/operation-start.js';
 import { OPERATION_EVENTS, type OperationEvents } from '../runtime/operation-events.port.js';
 import type { ReleasedOperation } from '../runtime/operation-leases.port.js';
 import { RUNTIME_STORE, type RuntimeStore, type StoredOperation } from '../runtime/runtime-store.port.js';
@@ -34,7 +34,7 @@ export class StepWorker implements OnApplicationBootstrap {
   constructor(
     @Inject(QUEUE_SETTINGS) private readonly settings: QueueSettings,
     /** The runtime a step calls back into (`on_run_start`, the terminal sequence, sub-agents). */
-    private readonly runtime: OperationRunner,
+    private readonly runtime: OperationStart,
     private readonly scheduler: QueuedStepScheduler,
     private readonly leases: LeaseHolder,
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,

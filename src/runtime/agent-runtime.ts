@@ -1,6 +1,7 @@
 /**
- * The public runtime API (DESIGN §6): `execAgent`, `run`, `cancel`, `approve`, `reject`, `completeDeferred`,
- * `result`, delegating to `OperationRunner` (operation-runner.ts), which does the work; and the read API
+ * The public runtime API (DESIGN §6): `execAgent` and `run`, delegating to `OperationStart`
+ * (operation-start.ts); `cancel`, `approve`, `reject` and `completeDeferred`, delegating to `HumanDecisions`
+ * (human-decisions.ts); `result`, the `done` of any operation (`LiveOperations`); and the read API
  * (DESIGN §12): `get`, `list`, `messages`, `timeline`, `events`, `changes`, delegating to the reading
  * services (reading/), which build the HTTP API's own shapes.
  */
@@ -8,7 +9,11 @@ import { Injectable } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { AgentHook } from '../hooks/agent-hook.js';
 import type { RunContext } from '../hooks/contexts.js';
-import { OperationRunner, type ExecAgentInput, type OperationResult } from './operation-runner.js';
+import type { ExecAgentInput } from './exec-agent-input.js';
+import { HumanDecisions } from './human-decisions.js';
+import { LiveOperations } from './live-operations.js';
+import type { OperationResult } from './operation-result.js';
+import { OperationStart } from './operation-start.js';
 import { parseListOptions } from './reading/list-options.js';
 import { OperationChanges } from './reading/operation-changes.js';
 import { OperationFollower } from './reading/operation-follower.js';
@@ -16,16 +21,19 @@ import { OperationReadService } from './reading/operation-read.service.js';
 import type { MessageView, OperationListView, OperationView, TimelineItemView } from './reading/operation-views.js';
 import type { OperationChange, OperationChangesOptions, OperationEvent, OperationListOptions, OperationMessagesOptions } from './reading/read-api.types.js';
 
-export type { ExecAgentInput, OperationResult } from './operation-runner.js';
+export type { ExecAgentInput } from './exec-agent-input.js';
+export type { OperationResult } from './operation-result.js';
 
 /**
- * What a host gets from `app.get(AgentRuntime)` (DESIGN §6): a thin facade, so the runner's internal entry
+ * What a host gets from `app.get(AgentRuntime)` (DESIGN §6): a thin facade, so the runtime's internal entry
  * points (sub-agent start, queued steps, owed terminal sequences) are not part of the public surface.
  */
 @Injectable()
 export class AgentRuntime {
   constructor(
-    private readonly runner: OperationRunner,
+    private readonly starts: OperationStart,
+    private readonly decisions: HumanDecisions,
+    private readonly live: LiveOperations,
     private readonly reader: OperationReadService,
     private readonly follower: OperationFollower,
     private readonly changeFeed: OperationChanges,
@@ -33,17 +41,17 @@ export class AgentRuntime {
 
   /** Starts an operation; `done` resolves with `{ status: 'completed', reason }` whatever the reason. */
   execAgent(input: ExecAgentInput): Promise<{ operationId: string; done: Promise<OperationResult> }> {
-    return this.runner.execAgent(input);
+    return this.starts.execAgent(input);
   }
 
   /** Runs to the end; resolves on reason `done`, else rejects with the original error or a typed one. */
   run(message: string, options: { agentId: string; context?: RunContext; hooks?: AgentHook[] }): Promise<OperationResult> {
-    return this.runner.run(message, options);
+    return this.starts.run(message, options);
   }
 
   /** Cancels an operation; its terminal sequence runs once, reason `interrupted`. */
   cancel(operationId: string): Promise<void> {
-    return this.runner.cancel(operationId);
+    return this.decisions.cancel(operationId);
   }
 
   /**
@@ -51,22 +59,22 @@ export class AgentRuntime {
    * are checked against the tool's JSON Schema first (`InvalidEditedArgumentsError`, nothing stored).
    */
   approve(operationId: string, toolCallId: string, options: { decidedBy?: string; args?: Record<string, unknown> } = {}): Promise<void> {
-    return this.runner.approve(operationId, toolCallId, options);
+    return this.decisions.approve(operationId, toolCallId, options);
   }
 
   /** Rejects a pending call: stops the operation (default) or continues with the rejection as the result. */
   reject(operationId: string, toolCallId: string, options: { reason?: string; continue?: boolean; decidedBy?: string } = {}): Promise<void> {
-    return this.runner.reject(operationId, toolCallId, options);
+    return this.decisions.reject(operationId, toolCallId, options);
   }
 
   /** Supplies a deferred call's result; the first final write wins (L4). */
   completeDeferred(operationId: string, toolCallId: string, result: { content: string; success?: boolean }): Promise<{ published: true }> {
-    return this.runner.completeDeferred(operationId, toolCallId, result);
+    return this.decisions.completeDeferred(operationId, toolCallId, result);
   }
 
   /** Resolves with the operation's result once it is completed, here or in another process. */
   result(operationId: string): Promise<OperationResult> {
-    return this.runner.result(operationId);
+    return this.live.result(operationId);
   }
 
   /** The operation as `GET /v1/operations/:id` shows it, or null when there is none (DESIGN §12). */

@@ -4,7 +4,7 @@
  * after-chain of the original caller hooks (restored from the database) and of the current environment,
  * and published with a compare-and-set; the publish makes the operation runnable again in its own
  * transaction when this was the last pending item. What then drives the operation is the caller's
- * (`GoOn`, the runner's): this service never starts a step itself.
+ * (`GoOn`, `OperationStart`'s): this service never starts a step itself.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { DeferredClaim } from './deferred-claim.js';

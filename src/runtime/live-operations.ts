@@ -1,14 +1,17 @@
 /**
  * The operations live in this process (started, driven, decided or watched here), one `LiveOperation` each,
  * and the watcher that settles their `done` when another process completes them. A watcher holds no timer:
- * it follows the operation's events (`CompletionWaits`).
+ * it follows the operation's events (`CompletionWaits`). `result` is the `done` of any operation, live here
+ * or not.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { CompletionWaits } from './completion-waits.js';
 import { LiveOperation, restoredLive } from './live-operation.js';
-import { emptyResult, resultOf, type OperationResult } from './operation-result.js';
-import { RunCancelledError } from './runtime-errors.js';
+import { existingOperation } from './existing-operation.js';
+import { handedOut } from './handed-out.js';
+import { completedResult, emptyResult, resultOf, type OperationResult } from './operation-result.js';
+import { RunCancelledError, RuntimeShuttingDownError } from './runtime-errors.js';
 import { RUNTIME_STORE, type RuntimeStore, type StoredOperation } from './runtime-store.port.js';
 
 @Injectable()
@@ -75,11 +78,30 @@ export class LiveOperations {
   }
 
   /**
-   * Shutdown: waiting and handed-back operations stay in the database for whoever resumes or reconciles
-   * them; a `done` of this app can no longer settle, so it rejects instead of hanging.
+   * Resolves with the operation's result once it is completed, here or in another process. Like every
+   * `done`, never an unhandled rejection when the app closes before it settles.
    */
-  abandonAll(error: () => Error): void {
-    for (const live of this.live.values()) live.abandon(error());
+  result(operationId: string): Promise<OperationResult> {
+    const live = this.live.get(operationId);
+    return live ? live.done : handedOut(this.resultOfStored(operationId));
+  }
+
+  /**
+   * G4, once the steps drained: waiting and handed-back operations stay in the database for whoever resumes
+   * or reconciles them; a `done` of this app can no longer settle, so it rejects instead of hanging.
+   */
+  abandonAll(): void {
+    for (const live of this.live.values()) live.abandon(new RuntimeShuttingDownError());
     this.live.clear();
+    this.waits.stop();
+  }
+
+  /** An operation this process is not driving: from its row when completed, else once its events say so (G2). */
+  private async resultOfStored(operationId: string): Promise<OperationResult> {
+    const stored = await existingOperation(this.store, operationId);
+    if (stored.status === 'completed') return completedResult(this.store, stored);
+    await this.waits.whenCompleted(operationId);
+    const operation = await existingOperation(this.store, operationId);
+    return resultOf(this.store, operationId, operation.reason ?? 'done');
   }
 }

@@ -17,7 +17,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { errorType } from '../hooks/hook-errors.js';
 import { OPERATION_LEASES, type OperationLeases } from './operation-leases.port.js';
-import { OperationRunner } from './operation-runner.js';
+import { OperationStart } from './operation-start.js';
 import { OwedWork } from './owed-work.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 
@@ -45,7 +45,7 @@ export class OperationReconciler implements OnApplicationBootstrap {
   constructor(
     @Inject(RECOVERY_SETTINGS) private readonly settings: RecoverySettings,
     @Inject(OPERATION_LEASES) private readonly leases: OperationLeases,
-    private readonly runner: OperationRunner,
+    private readonly starts: OperationStart,
     private readonly owed: OwedWork,
   ) {}
 
@@ -84,7 +84,7 @@ export class OperationReconciler implements OnApplicationBootstrap {
       for (const operation of await this.leases.listRecoverable(quietSince, BATCH)) {
         if (this.stopped) break;
         // Through the step scheduler: local mode drives it here, queue mode enqueues it.
-        await this.runner.adopt(operation.id);
+        await this.starts.adopt(operation.id);
         result.recovered++;
       }
     } catch (error) {

@@ -16,6 +16,11 @@ export async function resultOf(store: RuntimeStore, operationId: string, reason:
   return resultFrom(operationId, operation, await store.messages(operationId), reason);
 }
 
+/** The result of a row already read as completed: its messages are the one read left. */
+export async function completedResult(store: RuntimeStore, operation: StoredOperation): Promise<OperationResult> {
+  return resultFrom(operation.id, operation, await store.messages(operation.id), operation.reason ?? 'done');
+}
+
 /** The result from the completed operation and its conversation as already read. */
 export function resultFrom(operationId: string, operation: StoredOperation | null, messages: readonly StoredMessage[], reason: TerminalReason): OperationResult {
   const lastAssistant = messages.findLast((m) => m.role === 'assistant');

@@ -15,7 +15,7 @@ import { LeaseHolder } from './lease-holder.js';
 import { restoredLive } from './live-operation.js';
 import { LiveOperations } from './live-operations.js';
 import { resultOf } from './operation-result.js';
-import { OperationRunner } from './operation-runner.js';
+import { HumanDecisions } from './human-decisions.js';
 import { AgentTracer } from '../tracing/agent-tracer.js';
 import { RECOVERY_SETTINGS, type RecoverySettings } from './recovery-settings.js';
 import { restoredContext } from './run-context-snapshot.js';
@@ -32,7 +32,7 @@ export const OWED_PER_PASS = 50;
 export class OwedWork {
   private readonly logger = new Logger('AgentRuntime');
   /** A child's answer reaches its parent like a posted deferred result. */
-  private readonly reportToParent: ParentReport = (parentOperationId, parentToolCallId, result) => this.runner.completeDeferred(parentOperationId, parentToolCallId, result);
+  private readonly reportToParent: ParentReport = (parentOperationId, parentToolCallId, result) => this.decisions.completeDeferred(parentOperationId, parentToolCallId, result);
 
   constructor(
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
@@ -44,7 +44,7 @@ export class OwedWork {
     private readonly terminal: TerminalSequence,
     private readonly live: LiveOperations,
     private readonly shutdown: StepDrain,
-    private readonly runner: OperationRunner,
+    private readonly decisions: HumanDecisions,
     /** What a dead process owed still belongs to its operation's trace (SPEC O3). */
     private readonly tracer: AgentTracer,
   ) {}
@@ -109,7 +109,7 @@ export class OwedWork {
         const item = (await this.store.interventions(operationId)).find((i) => i.toolCallId === toolCallId && i.kind === 'deferred');
         if (operation && item) {
           // Resumed by this commit: driven (or scheduled) here, as after a posted result.
-          outcome = await this.runner.finishReceived(operation, item, received.result, claimant);
+          outcome = await this.decisions.finishReceived(operation, item, received.result, claimant);
           if (outcome.outcome === 'published') published++;
         }
       } catch (error) {

@@ -8,7 +8,7 @@
  * `AGENT_HOOKS_RECHECK_MS`.
  */
 import type { AgentHooksModuleOptions } from '../agent-hooks.options.js';
-import { EnvironmentSettingError } from '../config/environment/environment-setting-error.js';
+import { EnvironmentSettingError } from '../common/environment-setting-error.js';
 
 export interface RecoverySettings {
   leaseMs: number;

@@ -1,5 +1,5 @@
 /**
- * SPEC G4 for the runtime's own work, driven by the `ShutdownCoordinator` through the runner: once the app
+ * SPEC G4 for the runtime's own work, driven by the `ShutdownCoordinator`: once the app
  * starts closing (`stopTaking`), no new operation, decision, step or owed work is taken and `stopping`
  * aborts (the steps in flight end at their next boundary); `drain` waits for the work in flight and, at the
  * end of the grace period, aborts `cut` (the tool call still running is abandoned without a result and its

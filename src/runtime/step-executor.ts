@@ -51,7 +51,7 @@ export interface StepInput {
    * or step begins — the step ends `interrupted` at its next boundary. `signal` is the hard stop.
    */
   stopping?: AbortSignal;
-  /** Who starts the children of the step's `agents/call` calls: whoever drives the step (the `OperationRunner`). */
+  /** Who starts the children of the step's `agents/call` calls: whoever drives the step (`OperationStart`). */
   subAgents: SubAgents;
   /**
    * Queue mode: when the step goes on (its next step is another job), its last commit also lets the lease

@@ -2,9 +2,9 @@
  * Who runs the steps of an operation (DESIGN §4), one port for both modes: local mode drives them in this
  * process under the operation's lease (`LocalStepScheduler`, local-step-scheduler.ts); queue mode hands
  * each step to BullMQ, where any worker takes the lease and runs it (`QueuedStepScheduler`,
- * queue/queued-step-scheduler.ts). The runtime (`OperationRunner`) never asks which one it has: it calls
+ * queue/queued-step-scheduler.ts). The runtime (`OperationStart`) never asks which one it has: it calls
  * these four methods, and the scheduler calls back into it through `StepHost` — `on_run_start`, the
- * terminal transition, the sub-agent bridge a step needs — so the scheduler never depends on the runner.
+ * terminal transition, the sub-agent bridge a step needs — so the scheduler never depends on the runtime.
  */
 import type { TerminalReason } from '../hooks/agent-events.js';
 import type { LiveOperation } from './live-operation.js';

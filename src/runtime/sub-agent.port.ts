@@ -1,8 +1,8 @@
 /**
  * What the step executor needs to run the built-in `agents/call` tool (DESIGN §8): start a child operation,
  * and backfill the parent's placeholder when a child cannot start. The executor owns this port; whoever
- * drives a step passes an implementation with it (`StepInput.subAgents`) — `OperationRunner`, which starts
- * operations and depends on the executor, so the executor never depends on the runner.
+ * drives a step passes an implementation with it (`StepInput.subAgents`) — `OperationStart`, which starts
+ * operations and reaches the executor through the scheduler, so the executor never depends on it.
  */
 import type { RunContext } from '../hooks/contexts.js';
 

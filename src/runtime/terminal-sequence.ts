@@ -28,7 +28,7 @@ export interface CompletedState {
 }
 
 /**
- * How a child's answer reaches its parent's `agents/call`: the runner's deferred completion (through the
+ * How a child's answer reaches its parent's `agents/call`: `OperationStart`'s deferred completion (through the
  * parent's after-hooks and the placeholder compare-and-set), passed in by whoever runs the sequence.
  */
 export type ParentReport = (parentOperationId: string, parentToolCallId: string, result: { content: string; success: boolean }) => Promise<unknown>;

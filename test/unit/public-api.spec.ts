@@ -191,7 +191,7 @@ describe('DESIGN §6 the public surface', () => {
   });
 
   it('keeps internals out: explorers, the metadata accessor, stores, the database, the context brand', () => {
-    for (const name of ['HookExplorer', 'HookMetadataAccessor', 'RuntimeDatabase', 'CONTEXT_BRAND', 'hasBrand', 'RUNTIME_STORE', 'AGENT_DIRECTORY', 'HOOK_OUTCOME_SINK', 'WEBHOOK_DELIVERY', 'OperationRunner', 'restoredContext']) {
+    for (const name of ['HookExplorer', 'HookMetadataAccessor', 'RuntimeDatabase', 'CONTEXT_BRAND', 'hasBrand', 'RUNTIME_STORE', 'AGENT_DIRECTORY', 'HOOK_OUTCOME_SINK', 'WEBHOOK_DELIVERY', 'OperationRunner', 'OperationStart', 'HumanDecisions', 'TerminalTransition', 'CallGate', 'HookInvoker', 'OutcomeRecorder', 'restoredContext']) {
       expect(Object.keys(api)).not.toContain(name);
     }
   });

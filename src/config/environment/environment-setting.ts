@@ -3,7 +3,7 @@
  * used (S2: a rotated secret needs no restart); this checks them once at start so a malformed value stops
  * the start instead of failing every use.
  */
-import { EnvironmentSettingError, type SettingProblem } from './environment-setting-error.js';
+import { EnvironmentSettingError, type SettingProblem } from '../../common/environment-setting-error.js';
 
 export interface EnvironmentSetting {
   readonly variable: string;

@@ -9,7 +9,7 @@ import { QueueConfigurationError, redisConnection } from '../../queue/queue-conn
 import { allowNetworksProblem } from '../../webhooks/ssrf-guard.js';
 import { APP_URL_ENV } from '../../webhooks/webhook-url.js';
 import { allowNetworksSetting } from './allow-networks.setting.js';
-import type { SettingProblem } from './environment-setting-error.js';
+import type { SettingProblem } from '../../common/environment-setting-error.js';
 import { environmentProblems, type EnvironmentSetting } from './environment-setting.js';
 import { httpUrlProblem, httpUrlSetting } from './http-url.setting.js';
 import { qstashSettings } from './qstash.settings.js';

@@ -27,7 +27,7 @@ export const READ_BATCH = 100;
 
 @Injectable()
 export class OperationReadService implements OnApplicationBootstrap {
-  /** Set once the application bootstrapped, as the runner's own (DESIGN §12: reads before `app.init()` throw). */
+  /** Set once the application bootstrapped, as `OperationStart`'s (DESIGN §12: reads before `app.init()` throw). */
   private bootstrapped = false;
 
   constructor(@Inject(OPERATION_READER) private readonly reads: OperationReadPort) {}

@@ -13,7 +13,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import type { Registry } from 'prom-client';
 import { AgentHooksModule, HookDispatcher } from '../../../src/index.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
-import { OperationRunner } from '../../../src/runtime/operation-runner.js';
+import { OperationStart } from '../../../src/runtime/operation-start.js';
 import { ClockTools } from '../../../src/server/clock.tools.js';
 import { HookMetrics } from '../../../src/server/ops/hook-metrics.js';
 import { METRICS_REGISTRY } from '../../../src/server/ops/metrics-registry.js';
@@ -90,7 +90,7 @@ describe('/metrics registry', () => {
 
   it('one AgentHooksModule instance: the metrics subscribe to the dispatcher the runtime uses', () => {
     const dispatcherOf = (instance: object) => (instance as { dispatcher: HookDispatcher }).dispatcher;
-    expect(dispatcherOf(app.get(HookMetrics))).toBe(dispatcherOf(app.get(OperationRunner)));
+    expect(dispatcherOf(app.get(HookMetrics))).toBe(dispatcherOf(app.get(OperationStart)));
   });
 
   it('counts invocations by point, source and outcome, observes latency by point, and webhook errors by code', async () => {

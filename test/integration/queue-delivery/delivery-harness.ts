@@ -9,6 +9,7 @@ import { AGENT_HOOKS_MODULE_OPTIONS } from '../../../src/agent-hooks.module-defi
 import { TRACING_PROVIDERS } from '../../../src/tracing/tracing.providers.js';
 import type { AgentHooksModuleOptions } from '../../../src/agent-hooks.options.js';
 import { HookDispatcher } from '../../../src/hooks/hook-dispatcher.js';
+import { DISPATCH_PROVIDERS } from '../../../src/hooks/dispatch.providers.js';
 import type { HookOutcomeRecord } from '../../../src/hooks/hook-outcome.js';
 import { CALLER_HOOK_VALIDATOR, HOOK_OUTCOME_SINK, WEBHOOK_DELIVERY } from '../../../src/hooks/hook-ports.js';
 import { HookRegistry } from '../../../src/hooks/hook-registry.js';
@@ -65,7 +66,7 @@ export async function bootDelivery(options: HarnessOptions): Promise<DeliveryHar
       { provide: QUEUED_DELIVERY_OPTIONS, useValue: options.tuning },
       { provide: CALLER_HOOK_VALIDATOR, useValue: new WebhookCallerHookValidator() },
       HookRegistry,
-      HookDispatcher,
+      ...DISPATCH_PROVIDERS,
       WebhookDeliveryService,
       { provide: WEBHOOK_DELIVERY, useExisting: WebhookDeliveryService },
       // SPEC O2: the trace context of the dispatching work goes with every delivery.

@@ -226,10 +226,10 @@ describe('queued delivery retries', () => {
       error: { type: 'Boom', message: 'failed' },
     } as never);
 
-    await waitFor(() => requestsTo('/tool-down').length === 2, 'two attempts');
+    await eventually(() => requestsTo('/tool-down').length === 2, 'two attempts');
     const stores = await moduleRef.get(RuntimeDatabase).stores();
     let items: TimelineItemView[] = [];
-    await waitFor(async () => {
+    await eventually(async () => {
       await stores.timeline.flush();
       items = (await stores.outcomes.listByOperation(operationId)).map(timelineItemView);
       return items.some((item) => item.outcome === 'error');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { AgentHooksModule, HookRegistry, RunContext } from '../../../src/index.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
-import { OperationRunner } from '../../../src/runtime/operation-runner.js';
+import { OperationStart } from '../../../src/runtime/operation-start.js';
 import { StepExecutor } from '../../../src/runtime/step-executor.js';
 import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
@@ -86,7 +86,7 @@ it('L2/W3: another process restores the persisted caller webhooks in order and r
   try {
     const registry = second.get(HookRegistry);
     expect(registry.hasCallerHooks(operationId)).toBe(false);
-    const result = await second.get(StepExecutor).step({ operationId, runContext: new RunContext({ runId: operationId }), signal: new AbortController().signal, subAgents: second.get(OperationRunner) });
+    const result = await second.get(StepExecutor).step({ operationId, runContext: new RunContext({ runId: operationId }), signal: new AbortController().signal, subAgents: second.get(OperationStart) });
     expect(result).toEqual({ terminal: 'done' });
     expect(received.filter((r) => r.hookType === 'beforeStep')).toEqual([
       { path: '/first', authorization: 'Bearer token-from-b', hookType: 'beforeStep' },

@@ -1,13 +1,13 @@
 /**
  * DESIGN §4, one engine: the runtime drives steps only through the `StepScheduler` port. Local mode gets
  * the scheduler that runs steps here under the lease, queue mode the one that hands them to BullMQ; the
- * runner, the reconciler and the queue's worker all reach steps through it, so a step of either mode runs
+ * operations' start, the reconciler and the queue's worker all reach steps through it, so a step of either mode runs
  * the same code (`StepExecutor.step`) with the same callbacks.
  */
 import { LocalStepScheduler } from '../../../src/runtime/local-step-scheduler.js';
 import { STEP_SCHEDULER, type StepHost, type StepScheduler } from '../../../src/runtime/step-scheduler.port.js';
 import { QueuedStepScheduler } from '../../../src/queue/queued-step-scheduler.js';
-import { OperationRunner } from '../../../src/runtime/operation-runner.js';
+import { OperationStart } from '../../../src/runtime/operation-start.js';
 import { dropSchema, postgresDatabaseOption, postgresSuite, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, type RuntimeApp } from './runtime-test-kit.js';
 import { answer, scriptedConfig } from '../../support/scripted-config.js';
@@ -60,15 +60,15 @@ describe('DESIGN §4: local and queue step driving behind one StepScheduler port
     expect(result.reason).toBe('done');
   });
 
-  it('the runner starts and adopts operations only through the port', async () => {
+  it('operations are started and adopted only through the port', async () => {
     app = await bootRuntime({ config: CONFIG });
     const recording = new RecordingScheduler(app.moduleRef.get(LocalStepScheduler));
-    // The runner holds the port it was built with; a replaced provider shows every call it makes.
-    const runner = app.moduleRef.get(OperationRunner);
-    (runner as unknown as { scheduler: StepScheduler }).scheduler = recording;
+    // `OperationStart` holds the port it was built with; a replaced provider shows every call it makes.
+    const starts = app.moduleRef.get(OperationStart);
+    (starts as unknown as { scheduler: StepScheduler }).scheduler = recording;
     const { operationId, done } = await app.runtime.execAgent({ agentId: 'greeter', prompt: 'hi' });
     expect((await done).reason).toBe('done');
-    await runner.adopt(operationId);
+    await starts.adopt(operationId);
     expect(recording.calls).toEqual(['begin', 'adopt']);
   });
 });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
-import { MAX_SUB_AGENT_DEPTH } from '../../../src/runtime/operation-runner.js';
+import { MAX_SUB_AGENT_DEPTH } from '../../../src/runtime/operation-start.js';
 import { TOOL_CATALOG, type ToolCatalog } from '../../../src/runtime/tools/tool-types.js';
 import { until } from '../../support/eventually.js';
 

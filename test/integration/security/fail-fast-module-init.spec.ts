@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { AgentHooksModule } from '../../../src/agent-hooks.module.js';
 import type { AgentHooksModuleOptions } from '../../../src/agent-hooks.options.js';
 import { AgentsConfigError } from '../../../src/config/config-error.js';
-import { EnvironmentSettingError } from '../../../src/config/environment/environment-setting-error.js';
+import { EnvironmentSettingError } from '../../../src/common/environment-setting-error.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 
 @Injectable()

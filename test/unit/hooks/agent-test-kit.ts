@@ -216,8 +216,10 @@ export async function boot(options: BootOptions = {}): Promise<Booted> {
     .compile();
   await moduleRef.init();
   const dispatcher = moduleRef.get(HookDispatcher);
-  const wired = dispatcher as unknown as { delivery?: unknown; environment?: unknown; sink?: unknown };
-  if ((wired.delivery ?? undefined) !== options.delivery || (wired.environment ?? undefined) !== options.environment || (wired.sink ?? undefined) !== options.sink) {
+  // The ports land in the dispatcher's parts: delivery in the invoker and the gate, the sink in the recorder.
+  const wired = dispatcher as unknown as { environment?: unknown; invoker: { delivery?: unknown }; gates: { delivery?: unknown }; recorder: { sink?: unknown } };
+  const delivered = [wired.invoker.delivery, wired.gates.delivery].map((port) => port ?? undefined);
+  if (delivered.some((port) => port !== options.delivery) || (wired.environment ?? undefined) !== options.environment || (wired.recorder.sink ?? undefined) !== options.sink) {
     await moduleRef.close();
     throw new Error('test kit: the dispatcher did not receive the ports it was given');
   }

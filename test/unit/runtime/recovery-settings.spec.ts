@@ -1,6 +1,6 @@
 /** SPEC G2 timings and G7 for their environment variables. */
 import { describe, expect, it } from '@jest/globals';
-import { EnvironmentSettingError } from '../../../src/config/environment/environment-setting-error.js';
+import { EnvironmentSettingError } from '../../../src/common/environment-setting-error.js';
 import { recoverySettings } from '../../../src/runtime/recovery-settings.js';
 
 describe('recovery settings', () => {
