@@ -7,7 +7,7 @@
 import { ensureBuilt, startServer, type ServerProcess } from './support/server-process.js';
 import { scratch, type Scratch } from './support/e2e-config.js';
 import { apiClient, expectErrorShape, until, type ApiClient } from './support/http-client.js';
-import { startHeldReceiver, type HeldReceiver } from '../integration/runtime2/held-receiver.js';
+import { startHeldReceiver, type HeldReceiver } from '../integration/human-loop/held-receiver.js';
 
 let dir: Scratch;
 let server: ServerProcess;

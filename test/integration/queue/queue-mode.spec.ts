@@ -11,7 +11,7 @@ import { DATABASE_URL, postgresDatabaseOption, uniqueSchemaName } from '../persi
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
 import { bootRuntime, eventually, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from '../runtime2/approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, executions, untilOperation, waiting } from '../human-loop/human-loop-kit.js';
 import { REDIS_URL, dropPrefix, fastQueue, queueSuite, uniquePrefix, untilStepQueueIdle } from './queue-kit.js';
 
 // Probed at collection time: without PostgreSQL or Redis the tests show as skipped (a failure under CI=true).
@@ -27,7 +27,7 @@ let receiver: LoopbackReceiver;
 beforeAll(async () => {
   receiver = await startReceiver({ '/notify': (req, res) => req.on('end', () => res.writeHead(204).end()) });
   const database = postgresDatabaseOption(schema);
-  const common = { config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks: { allowNetworks: ['127.0.0.1/32'] } };
+  const common = { config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database, webhooks: { allowNetworks: ['127.0.0.1/32'] } };
   api = await bootRuntime({ observe: true, ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix, { worker: false }) } });
   worker = await bootRuntime({ observe: true, ...common, module: { mode: 'queue', redis: REDIS_URL, queue: fastQueue(prefix) } });
 }, 60_000);

@@ -9,7 +9,7 @@ import type { AgentHook } from '../../../src/index.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
 import { appDatabases, type DriverName } from '../persistence/test-databases.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from '../runtime2/approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, untilOperation, waiting } from '../human-loop/human-loop-kit.js';
 import { bootRuntime, within, type RuntimeApp } from './runtime-test-kit.js';
 
 const { describeEach, databaseFor: databaseNamed, schema } = await appDatabases('relative-url');
@@ -31,7 +31,7 @@ afterAll(async () => {
 
 
 function boot(database: string, appUrl: string): Promise<RuntimeApp> {
-  return bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks: { allowNetworks: ['127.0.0.1/32'], appUrl } });
+  return bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database, webhooks: { allowNetworks: ['127.0.0.1/32'], appUrl } });
 }
 
 /** The `webhook` column of the operation's caller-hook rows, read with SQL (jsonb on PostgreSQL, text on SQLite). */

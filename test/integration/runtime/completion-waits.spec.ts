@@ -23,7 +23,7 @@ import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-s
 import { appDatabases, driverSuites, postgresDatabaseOption, useTestDatabase, type DriverName } from '../persistence/test-databases.js';
 import { eventually } from '../../support/eventually.js';
 import { openHostDatabase } from './host-data-source.js';
-import { RUNTIME2_CONFIG, Runtime2Tools } from '../runtime2/approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools } from '../human-loop/human-loop-kit.js';
 import { within } from './runtime-test-kit.js';
 
 const describeEachDriver = await driverSuites();
@@ -165,10 +165,10 @@ async function bootApp(
   host?: DataSource,
 ): Promise<{ moduleRef: TestingModule; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-waits-'));
-  writeFileSync(join(dir, 'agents.yaml'), RUNTIME2_CONFIG);
+  writeFileSync(join(dir, 'agents.yaml'), HUMAN_LOOP_CONFIG);
   const moduleRef = await Test.createTestingModule({
     imports: [AgentHooksModule.forRoot({ database: host ? 'host' : databases.databaseFor(driver, name), configFile: join(dir, 'agents.yaml'), recovery: { recheckMs: NEVER_MS } })],
-    providers: [Runtime2Tools, ...(host ? [{ provide: DataSource, useValue: host }] : [])],
+    providers: [HumanLoopTools, ...(host ? [{ provide: DataSource, useValue: host }] : [])],
   }).compile();
   moduleRef.useLogger(false);
   await moduleRef.init();
@@ -233,10 +233,10 @@ databases.describeEach('CompletionWaits in a running app on %s', (driver) => {
     const schema = (host.dataSource.options as { schema?: string }).schema!;
     const here = await bootApp(driver, 'host', host.dataSource);
     const dir = mkdtempSync(join(tmpdir(), 'agent-hooks-waits-'));
-    writeFileSync(join(dir, 'agents.yaml'), RUNTIME2_CONFIG);
+    writeFileSync(join(dir, 'agents.yaml'), HUMAN_LOOP_CONFIG);
     const there = await Test.createTestingModule({
       imports: [AgentHooksModule.forRoot({ database: postgresDatabaseOption(schema), configFile: join(dir, 'agents.yaml'), recovery: { recheckMs: NEVER_MS } })],
-      providers: [Runtime2Tools],
+      providers: [HumanLoopTools],
     }).compile();
     there.useLogger(false);
     await there.init();

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dropSchema, postgresDatabaseOption, postgresSuite, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from '../runtime2/approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, untilOperation, waiting } from '../human-loop/human-loop-kit.js';
 import { installTestSdk, parentOf, type TestSdk } from './otel-test-sdk.js';
 
 let sdk: TestSdk;
@@ -24,7 +24,7 @@ afterAll(async () => {
 describe('O3: a sub-agent joins the parent trace', () => {
   let app: RuntimeApp;
   beforeAll(async () => {
-    app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+    app = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools] });
   });
   afterAll(() => app?.close());
 
@@ -50,8 +50,8 @@ describePostgres('O3: an approval across two app instances on one database is on
   let starter: RuntimeApp;
   let approver: RuntimeApp;
   beforeAll(async () => {
-    starter = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: postgresDatabaseOption(schema) });
-    approver = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: postgresDatabaseOption(schema) });
+    starter = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database: postgresDatabaseOption(schema) });
+    approver = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database: postgresDatabaseOption(schema) });
   }, 30_000);
   afterAll(async () => {
     await approver?.close();
@@ -99,7 +99,7 @@ describe('O1/O3: work outside a step — a deferred result, a decision, the term
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
     receiver = await startReceiver();
-    app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+    app = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], webhooks: { allowNetworks: ['127.0.0.0/8'] } });
   });
   afterAll(async () => {
     await app?.close();
@@ -143,7 +143,7 @@ describe('O4: content capture is opt-in and never includes secrets', () => {
   const SECRET = 'header-secret-9e1f';
   beforeAll(async () => {
     process.env.TRACE_TEST_TOKEN = SECRET;
-    app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], module: { tracing: { captureContent: true } }, webhooks: { allowNetworks: ['127.0.0.0/8'] } });
+    app = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], module: { tracing: { captureContent: true } }, webhooks: { allowNetworks: ['127.0.0.0/8'] } });
   });
   afterAll(async () => {
     delete process.env.TRACE_TEST_TOKEN;

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the Runtime II tests: a config with agents that need approval, hand calls to an outside
+ * Shared pieces of the human-loop tests: a config with agents that need approval, hand calls to an outside
  * executor, compact, and call sub-agents; local tools that count their executions; a poll helper.
  */
 import { Injectable } from '@nestjs/common';
@@ -8,8 +8,8 @@ import type { RuntimeStore, StoredOperation } from '../../../src/runtime/runtime
 import { until } from '../../support/eventually.js';
 import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
-export const RUNTIME2_CONFIG = scriptedConfig({
-  system: 'runtime-two',
+export const HUMAN_LOOP_CONFIG = scriptedConfig({
+  system: 'human-loop',
   models: {
     writer: [toolCalls(call('fs/write', { path: '/tmp/report.txt' })), answer('wrote: {{lastToolResult}}')],
     twoWrites: [toolCalls(call('clock/now'), call('fs/write', { path: '/a' }), call('fs/write', { path: '/b' })), answer('done: {{lastToolResult}}')],
@@ -41,7 +41,7 @@ export const RUNTIME2_CONFIG = scriptedConfig({
 export const executions = { write: 0, now: 0 };
 
 @Injectable()
-export class Runtime2Tools {
+export class HumanLoopTools {
   @Tool({ identifier: 'fs', apiName: 'write', description: 'writes a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } })
   write(args: Record<string, unknown>) {
     executions.write++;

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { bootRuntime, pointsOf, eventOf, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, executions, untilOperation, waiting } from './human-loop-kit.js';
 import { InterventionNotPendingError, RunCancelledError, UnknownInterventionError } from '../../../src/index.js';
 import { until } from '../../support/eventually.js';
 
@@ -13,7 +13,7 @@ let app: RuntimeApp;
 beforeEach(async () => {
   executions.write = 0;
   executions.now = 0;
-  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+  app = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools] });
 });
 afterEach(() => app.close());
 

@@ -9,7 +9,7 @@ import { ModuleRef } from '@nestjs/core';
 import { OnHook, RunContext } from '../../../src/index.js';
 import { OPERATION_LEASES, type OperationLeases } from '../../../src/runtime/operation-leases.port.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
-import { bootRuntime, oneAnswerConfig } from './runtime-test-kit.js';
+import { bootRuntime, oneAnswerConfig } from '../runtime/runtime-test-kit.js';
 
 const CONFIG = oneAnswerConfig('lease-test');
 

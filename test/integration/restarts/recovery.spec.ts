@@ -11,7 +11,7 @@ import { OperationEntity } from '../../../src/persistence/entities/operation.ent
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
 import { appDatabases } from '../persistence/test-databases.js';
-import { bootRuntime, deferred, eventually, guardUnhandledRejections, pointsOf, within, type Deferred, type RuntimeApp } from './runtime-test-kit.js';
+import { bootRuntime, deferred, eventually, guardUnhandledRejections, pointsOf, within, type Deferred, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { pause } from '../../support/eventually.js';
 import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 

@@ -1,5 +1,5 @@
 /**
- * Restart and resume (Runtime II item 2) and the L5 / P6 regression cases by name: an operation waiting for
+ * Restart and resume and the L5 / P6 regression cases by name: an operation waiting for
  * approval or a deferred result survives its process; a new app on the same database resumes it with the
  * caller hooks restored in order from the database (L2) and the environment hooks of the **current**
  * environment (L1, L3).
@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { OnHook, type AfterToolCallEvent } from '../../../src/index.js';
 import { bootRuntime, deferred, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, executions, untilOperation, waiting } from '../human-loop/human-loop-kit.js';
 import { AlreadyCompletedError } from '../../../src/index.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -68,7 +68,7 @@ const browserControl = () => [
 ];
 
 async function boot(withHandlers = false): Promise<RuntimeApp> {
-  const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools, ...(withHandlers ? [FirstAppOnly] : [])], database: `sqlite:${database}`, webhooks: WEBHOOKS });
+  const app = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools, ...(withHandlers ? [FirstAppOnly] : [])], database: `sqlite:${database}`, webhooks: WEBHOOKS });
   apps.push(app);
   return app;
 }

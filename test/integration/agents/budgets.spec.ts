@@ -12,7 +12,7 @@ import { RunLimitError } from '../../../src/runtime/runtime-errors.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { operationView } from '../../../src/runtime/reading/operation-views.js';
 import { DATABASE_URL, driverSuites, postgresDatabaseOption, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
-import { bootRuntime, eventually, guardUnhandledRejections, pointsOf, rejectionOf, within, type RuntimeApp } from './runtime-test-kit.js';
+import { bootRuntime, eventually, guardUnhandledRejections, pointsOf, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
 const CONFIG = scriptedConfig({

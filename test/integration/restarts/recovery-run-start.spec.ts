@@ -8,7 +8,7 @@ import { afterEach, expect, it } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { HookInvocation, OnHook, RunContext } from '../../../src/index.js';
 import { appDatabases } from '../persistence/test-databases.js';
-import { bootRuntime, eventually, type RuntimeApp } from './runtime-test-kit.js';
+import { bootRuntime, eventually, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { answer, scriptedConfig } from '../../support/scripted-config.js';
 
 const CONFIG = scriptedConfig({

@@ -9,7 +9,7 @@ import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { appDatabases, type DriverName } from '../persistence/test-databases.js';
 import { eventually } from '../../support/eventually.js';
 import { bootRuntime, type RuntimeApp } from '../runtime/runtime-test-kit.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, untilOperation, waiting } from './human-loop-kit.js';
 import { startHeldReceiver, type HeldReceiver } from './held-receiver.js';
 
 const { describeEach, databaseFor } = await appDatabases('owed-renewal');
@@ -30,8 +30,8 @@ describeEach('G3 owed-notification claims are renewed on %s', (driver: DriverNam
 
   it('G3: while a slow afterHumanIntervention delivery runs, its claim is renewed and a reconcile pass finds nothing to deliver', async () => {
     app = await bootRuntime({
-      config: RUNTIME2_CONFIG,
-      providers: [Runtime2Tools],
+      config: HUMAN_LOOP_CONFIG,
+      providers: [HumanLoopTools],
       database: databaseFor(driver, 'renewal'),
       webhooks: { allowNetworks: ['127.0.0.1/32'] },
       // Reconcile passes are run by the test, not by a timer.

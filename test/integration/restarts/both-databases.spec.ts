@@ -1,5 +1,5 @@
 /**
- * The persistence-sensitive paths of Runtime II on both databases (SQLite file and PostgreSQL): the restart
+ * The persistence-sensitive paths of approvals, restarts and sub-agents on both databases (SQLite file and PostgreSQL): the restart
  * (a new app on the same database approves), and 50 concurrent `completeDeferred` calls for one tool call —
  * exactly one winner, one published message (L4). Under CI=true an unreachable PostgreSQL fails the suite.
  */
@@ -9,15 +9,15 @@ import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { appDatabases } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver } from '../../unit/webhooks/loopback-receiver.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, executions, untilOperation, waiting } from '../human-loop/human-loop-kit.js';
 
 const { describeEach, databaseFor, schema } = await appDatabases('both');
 
-describeEach('Runtime II on %s', (driver) => {
+describeEach('human loop and restarts on %s', (driver) => {
   it('restart: waiting → close → a new app on the same database approves → done; the tool ran once', async () => {
     executions.write = 0;
     const database = databaseFor(driver, 'restart');
-    const first: RuntimeApp = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database });
+    const first: RuntimeApp = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database });
     let operationId: string;
     try {
       ({ operationId } = await first.runtime.execAgent({ agentId: 'writer', prompt: 'write' }));
@@ -25,7 +25,7 @@ describeEach('Runtime II on %s', (driver) => {
     } finally {
       await first.close();
     }
-    const second = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database });
+    const second = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database });
     try {
       const [pending] = await second.store.interventions(operationId);
       await second.runtime.approve(operationId, pending!.toolCallId);
@@ -42,7 +42,7 @@ describeEach('Runtime II on %s', (driver) => {
     const database = databaseFor(driver, 'cancel-elsewhere');
     const webhooks = { allowNetworks: ['127.0.0.1/32'] };
     try {
-      const first = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks });
+      const first = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database, webhooks });
       let operationId: string;
       try {
         ({ operationId } = await first.runtime.execAgent({ agentId: 'writer', prompt: 'write', hooks: [{ id: 'done', type: 'onComplete', webhook: { url: receiver.url('/done') } }] }));
@@ -50,7 +50,7 @@ describeEach('Runtime II on %s', (driver) => {
       } finally {
         await first.close();
       }
-      const second = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks });
+      const second = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database, webhooks });
       try {
         await second.runtime.cancel(operationId);
         expect(await within(second.runtime.result(operationId), 'cancelled', 20_000)).toMatchObject({ reason: 'interrupted' });
@@ -64,7 +64,7 @@ describeEach('Runtime II on %s', (driver) => {
   }, 60_000);
 
   it('L4: 50 concurrent completeDeferred calls for one tool call → exactly one winner and one published message', async () => {
-    const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: databaseFor(driver, 'race') });
+    const app = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database: databaseFor(driver, 'race') });
     try {
       const { operationId, done } = await app.runtime.execAgent({ agentId: 'browser', prompt: 'open' });
       await untilOperation(app.store, operationId, waiting);
@@ -85,7 +85,7 @@ describeEach('Runtime II on %s', (driver) => {
   }, 60_000);
 
   it('DESIGN §4: the database refuses a second published result for one tool call (unique key), and rolls the commit back', async () => {
-    const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database: databaseFor(driver, 'unique') });
+    const app = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database: databaseFor(driver, 'unique') });
     try {
       const { operationId, done } = await app.runtime.execAgent({ agentId: 'browser', prompt: 'open' });
       await untilOperation(app.store, operationId, waiting);

@@ -13,8 +13,8 @@ import { MessageEntity } from '../../../src/persistence/entities/message.entity.
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { appDatabases, type DriverName } from '../persistence/test-databases.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
-import { startHeldReceiver, type HeldReceiver } from './held-receiver.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, executions, untilOperation, waiting } from '../human-loop/human-loop-kit.js';
+import { startHeldReceiver, type HeldReceiver } from '../human-loop/held-receiver.js';
 
 const { describeEach, databaseFor } = await appDatabases('g5');
 
@@ -34,7 +34,7 @@ describeEach('G5 nothing after the end on %s', (driver: DriverName) => {
 
   const boot = async (name: string): Promise<RuntimeApp> => {
     const database = databaseFor(driver, name);
-    const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], database, webhooks: { allowNetworks: ['127.0.0.1/32'] } });
+    const app = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], database, webhooks: { allowNetworks: ['127.0.0.1/32'] } });
     apps.push(app);
     return app;
   };

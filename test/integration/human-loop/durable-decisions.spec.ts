@@ -17,7 +17,7 @@ import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { OperationReconciler } from '../../../src/runtime/operation-reconciler.js';
 import type { ToolMessage } from '../../../src/runtime/runtime-store.port.js';
 import { bootRuntime, eventOf, eventually, pointsOf, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, executions, untilOperation, waiting } from './human-loop-kit.js';
 
 let app: RuntimeApp;
 /** A caller's result policy (an `afterToolCall` webhook): records what it saw, answers `verdicts` in turn (else 204). */
@@ -47,8 +47,8 @@ beforeEach(async () => {
   // Passes only when the test asks: nothing but the test's own pass may deliver what the dead decider owed.
   app = await bootRuntime({
       observe: true,
-    config: RUNTIME2_CONFIG,
-    providers: [Runtime2Tools],
+    config: HUMAN_LOOP_CONFIG,
+    providers: [HumanLoopTools],
     webhooks: { allowNetworks: ['127.0.0.1/32'] },
     module: { recovery: { leaseMs: 300, reconcileEveryMs: 3_600_000 } },
   });
@@ -186,7 +186,7 @@ describe('G3 / E3 a decision nothing observes', () => {
   let quiet: RuntimeApp;
   beforeEach(async () => {
     // No subscriber: nothing in this app observes afterHumanIntervention.
-    quiet = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], observe: false, module: { recovery: { leaseMs: 300, reconcileEveryMs: 3_600_000 } } });
+    quiet = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], observe: false, module: { recovery: { leaseMs: 300, reconcileEveryMs: 3_600_000 } } });
   });
   afterEach(() => quiet.close());
 

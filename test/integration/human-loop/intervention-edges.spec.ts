@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { bootRuntime, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, executions, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, executions, untilOperation, waiting } from './human-loop-kit.js';
 import { until } from '../../support/eventually.js';
 
 const apps: RuntimeApp[] = [];
@@ -29,7 +29,7 @@ async function boot(database?: string): Promise<RuntimeApp> {
   // Two DataSources on one SQLite file do not share events (SQLite serves one process, DESIGN §4): the
   // first app learns of the second's commits from its backstop re-check, made short here.
   const shared = database ? { database, module: { recovery: { recheckMs: 200 } } } : {};
-  const app = await bootRuntime({ config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] }, ...shared });
+  const app = await bootRuntime({ config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], webhooks: { allowNetworks: ['127.0.0.1/32'] }, ...shared });
   apps.push(app);
   return app;
 }
@@ -84,7 +84,7 @@ describe('intervention edges', () => {
     expect(receiver.requests).toHaveLength(0); // never allowed by a control that could not see the call
   });
 
-  it('Runtime II item 2: done of the starting process settles when another app on the same database finishes the operation', async () => {
+  it('L2: done of the starting process settles when another app on the same database finishes the operation', async () => {
     dir = mkdtempSync(join(tmpdir(), 'agent-hooks-two-apps-'));
     const database = `sqlite:${join(dir, 'shared.sqlite')}`;
     const first = await boot(database);

@@ -8,11 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { OwedWork } from '../../../src/runtime/owed-work.js';
 import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, untilOperation, waiting } from './human-loop-kit.js';
 
 let app: RuntimeApp;
 beforeEach(async () => {
-  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+  app = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools] });
 });
 afterEach(() => app.close());
 

@@ -6,7 +6,7 @@ import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HookInvocation, OnHook, ToolResultContext } from '../../../src/index.js';
 import { bootRuntime, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, untilOperation, waiting } from '../human-loop/human-loop-kit.js';
 
 /** The model-call points (K1) around each model call are traced in model-call-hooks.spec.ts; this file traces the rest. */
 const MODEL_CALL_POINTS = new Set(['before_model_request', 'beforeModelCall', 'onModelCallError', 'after_model_response', 'afterModelCall']);
@@ -24,13 +24,13 @@ class EngineHooks {
 
 let app: RuntimeApp;
 beforeAll(async () => {
-  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools, EngineHooks] });
+  app = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools, EngineHooks] });
 });
 afterAll(() => app.close());
 
 const TOOL_CHAIN = ['before_tool_call', 'beforeToolCall', 'transform_tool_result', 'afterToolCall', 'after_tool_call'];
 
-describe('Runtime II trace', () => {
+describe('human-loop trace', () => {
   it('A3: approval — the pause inside the step, the decision, then the tool chain, afterStep, the next step', async () => {
     const { operationId, done } = await app.runtime.execAgent({ agentId: 'writer', prompt: 'x' });
     await untilOperation(app.store, operationId, waiting);

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { InvalidClientToolsError, type ClientToolDeclaration } from '../../../src/index.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { completion, sendJson, startChatCompletionsServer, type ChatCompletionsServer, type RecordedCall } from '../models/chat-completions-server.js';
-import { untilOperation, waiting } from '../runtime2/approval-kit.js';
-import { bootRuntime, guardUnhandledRejections, rejectionOf, within, type RuntimeApp } from './runtime-test-kit.js';
+import { untilOperation, waiting } from './human-loop-kit.js';
+import { bootRuntime, guardUnhandledRejections, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 
 const CONFIG = `
 system: client-tools

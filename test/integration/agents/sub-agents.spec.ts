@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { startReceiver, type LoopbackReceiver } from '../../unit/webhooks/loopback-receiver.js';
-import { RUNTIME2_CONFIG, Runtime2Tools, untilOperation, waiting } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools, untilOperation, waiting } from '../human-loop/human-loop-kit.js';
 import { MAX_SUB_AGENT_DEPTH } from '../../../src/runtime/operation-start.js';
 import { TOOL_CATALOG, type ToolCatalog } from '../../../src/runtime/tools/tool-types.js';
 import { until } from '../../support/eventually.js';
@@ -26,7 +26,7 @@ beforeEach(async () => {
       });
     },
   });
-  app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools], webhooks: { allowNetworks: ['127.0.0.1/32'] } });
+  app = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools], webhooks: { allowNetworks: ['127.0.0.1/32'] } });
 });
 afterEach(async () => {
   await app.close();

@@ -12,8 +12,8 @@ import type { StoredMessage } from '../../../src/runtime/runtime-store.port.js';
 import { completion, sendJson, startChatCompletionsServer, type ChatCompletionsServer, type RecordedCall } from '../models/chat-completions-server.js';
 import { startMcpServer, type TestMcpServer } from '../mcp/mcp-test-server.js';
 import { appDatabases, type DriverName } from '../persistence/test-databases.js';
-import { untilOperation, waiting } from '../runtime2/approval-kit.js';
-import { bootRuntime, eventOf, guardUnhandledRejections, pointsOf, within, type RuntimeApp } from './runtime-test-kit.js';
+import { untilOperation, waiting } from '../human-loop/human-loop-kit.js';
+import { bootRuntime, eventOf, guardUnhandledRejections, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 
 const TOKEN = 'tool-access-mcp-token-93e1';
 const LONG_NAME = 'x'.repeat(3_000);

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { bootRuntime, eventOf, pointsOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { completion, sendJson, startChatCompletionsServer, type ChatCompletionsServer } from '../models/chat-completions-server.js';
-import { RUNTIME2_CONFIG, Runtime2Tools } from './approval-kit.js';
+import { HUMAN_LOOP_CONFIG, HumanLoopTools } from '../human-loop/human-loop-kit.js';
 
 let app: RuntimeApp | undefined;
 let llm: ChatCompletionsServer | undefined;
@@ -34,7 +34,7 @@ const LONG_PROMPT = 'Please keep track of the time for me. '.repeat(4);
 
 describe('compaction', () => {
   it('A3: beforeStep → beforeCompact → afterCompact → model call; the summary stands in for earlier messages and consumes no script entry', async () => {
-    app = await bootRuntime({ observe: true, config: RUNTIME2_CONFIG, providers: [Runtime2Tools] });
+    app = await bootRuntime({ observe: true, config: HUMAN_LOOP_CONFIG, providers: [HumanLoopTools] });
     const { operationId, done } = await app.runtime.execAgent({ agentId: 'compacting', prompt: LONG_PROMPT });
     const result = await within(done, 'done');
     expect(result).toMatchObject({ reason: 'done', content: 'final after 2026-11-30T12:00:00Z' });
