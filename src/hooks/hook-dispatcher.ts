@@ -69,6 +69,11 @@ export class HookDispatcher extends Observable<DispatchedEvent> {
     );
   }
 
+  /** Whether a hook of any family applies to `point` for the operation (subscribers and listeners aside). */
+  appliesHooks(point: HookPoint, options: DispatchOptions = NO_OPTIONS): boolean {
+    return this.hooksFor(point, options.operationId, options) !== NONE;
+  }
+
   /**
    * Whether a dispatch of `point` would reach anyone: a hook of any family for the operation (with the
    * step's environment snapshot), a subscriber of `events$` or an event-emitter listener.

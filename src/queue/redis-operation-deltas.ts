@@ -32,6 +32,8 @@ export class RedisOperationDeltas implements OperationDeltas {
   private readonly local = new LocalOperationDeltas();
   private readonly quietUntil = new Map<string, number>();
   private readonly channels = new Map<string, number>();
+  /** Watched channels whose SUBSCRIBE failed: the next watcher of the operation tries again. */
+  private readonly unsubscribed = new Set<string>();
   private publisher: Promise<Redis> | undefined;
   private subscriber: Promise<Redis> | undefined;
   private inFlight = 0;
@@ -86,11 +88,16 @@ export class RedisOperationDeltas implements OperationDeltas {
   private watch(operationId: string): void {
     const count = this.channels.get(operationId) ?? 0;
     this.channels.set(operationId, count + 1);
-    if (count > 0 || this.closed) return;
-    void this.openSubscriber().then(
-      (redis) => redis.subscribe(this.channel(operationId)),
-      (error: unknown) => this.logger.warn(`deltas: cannot subscribe (${errorType(error)})`),
-    );
+    if ((count > 0 && !this.unsubscribed.has(operationId)) || this.closed) return;
+    this.unsubscribed.delete(operationId);
+    // Either step may fail (no connection; a SUBSCRIBE refused during a reconnect): deltas are then missed
+    // until the next watcher tries again, the committed message still arrives (K5).
+    this.openSubscriber()
+      .then((redis) => redis.subscribe(this.channel(operationId)))
+      .catch((error: unknown) => {
+        if (this.channels.has(operationId)) this.unsubscribed.add(operationId);
+        this.logger.warn(`deltas: cannot subscribe (${errorType(error)})`);
+      });
   }
 
   private unwatch(operationId: string): void {
@@ -100,6 +107,7 @@ export class RedisOperationDeltas implements OperationDeltas {
       return;
     }
     this.channels.delete(operationId);
+    this.unsubscribed.delete(operationId);
     if (this.closed) return;
     void this.subscriber?.then((redis) => redis.unsubscribe(this.channel(operationId))).catch(() => undefined);
   }
@@ -120,7 +128,7 @@ export class RedisOperationDeltas implements OperationDeltas {
   private openSubscriber(): Promise<Redis> {
     this.subscriber ??= this.connect('subscriber').then(
       (redis) => {
-      const prefix = `${this.settings.prefix}:deltas:`;
+        const prefix = `${this.settings.prefix}:deltas:`;
         redis.on('message', (channel: string, message: string) => {
           if (!channel.startsWith(prefix)) return;
           const delta = parsedDelta(message);

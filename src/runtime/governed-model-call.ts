@@ -77,8 +77,10 @@ export class GovernedModelCalls {
     if (!observed.request && !observed.before && !observed.error && !observed.response && !observed.after) {
       return { response: await this.modelCalls.complete(agent, call.request, operationId, undefined, call.deltas), mocked: false };
     }
-    // K5: nothing a hook may still change is streamed.
-    const live = observed.response || observed.after ? undefined : call.deltas;
+    // K5: nothing a hook may still change is streamed. Only a hook can change the answer: a subscriber or
+    // event listener of these points observes it and does not hold the stream.
+    const guarded = this.dispatcher.appliesHooks('after_model_response', options) || this.dispatcher.appliesHooks('afterModelCall', options);
+    const live = guarded ? undefined : call.deltas;
     const model = agent.modelInfo?.name ?? 'unknown';
     const offered = call.request.tools.map(toolNameOf);
     let request = call.request;

@@ -169,6 +169,7 @@ export class StepExecutor {
         deltas.finish(message.content);
         return this.commitAnswer(step, message, error.usage);
       }
+      deltas.close();
       throw error;
     }
     const { response, mocked } = answered;

@@ -36,8 +36,14 @@ export class TracedModelCalls {
     return this.tracer.span(`chat ${candidate.name}`, 'client', attributes, (span) => {
       // DESIGN §12: the signal in the options, and in the request for providers that read it there.
       const options: ChatCallOptions = request.signal ? { signal: request.signal } : {};
-      if (deltas) options.onDelta = deltas.attempt();
+      const onDelta = deltas?.attempt();
+      if (onDelta) options.onDelta = onDelta;
       const answered = candidate.model.complete(request, options);
+      if (deltas && onDelta) {
+        // K5: a failed or timed-out attempt stops counting at once (a provider may ignore its signal).
+        request.signal?.addEventListener('abort', () => deltas.retire(onDelta), { once: true });
+        answered.catch(() => deltas.retire(onDelta));
+      }
       return span.recording ? answered.then((response) => this.usageOn(span, request, response), (error: unknown) => this.failureOn(span, error)) : answered;
     });
   }

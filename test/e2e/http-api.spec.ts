@@ -60,7 +60,8 @@ describe('DESIGN §7 the curl session: start → operation → messages → time
     expect(timeline.status).toBe(200);
     expect(Object.keys(timeline.body)).toEqual(['items']);
     expect(timeline.body.items).toEqual([
-      { seq: expect.any(Number), at: expect.any(String), point: 'after_tool_call', hookId: 'quickstart_hooks.auditToolCall', source: 'config', outcome: 'ok', latencyMs: expect.any(Number) },
+      // F1: a tool point's row names its call's idempotency key (an opaque hash, never the arguments).
+      { seq: expect.any(Number), at: expect.any(String), point: 'after_tool_call', hookId: 'quickstart_hooks.auditToolCall', source: 'config', outcome: 'ok', latencyMs: expect.any(Number), idempotencyKey: expect.stringMatching(/^nah_[\w-]{43}$/) },
     ]);
     expect(new Date(timeline.body.items[0].at).toISOString()).toBe(timeline.body.items[0].at);
   });

@@ -5,6 +5,7 @@
  * Authorization header and nowhere else. Errors are `ModelError`s naming the model and host, never the
  * key, the request or the response body.
  */
+import { Logger } from '@nestjs/common';
 import { Agent, request, type Dispatcher } from 'undici';
 import { ModelError, type ChatCallOptions, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js';
 import type { OpenAiModelConfig } from './model-config.js';
@@ -33,6 +34,9 @@ export class OpenAiChatModel implements ChatModel {
   private readonly agent: Agent;
   private readonly env: NodeJS.ProcessEnv;
   private readonly timeoutMs: number;
+  private readonly logger = new Logger('AgentHooks:Models');
+  /** Said once per model: a server that streams without usage keeps doing so. */
+  private saidNoUsage = false;
 
   constructor(
     private readonly config: OpenAiModelConfig,
@@ -87,6 +91,11 @@ export class OpenAiChatModel implements ChatModel {
       if (deadline.cancelled) throw cancelled(where);
       const answer = fromWireResponse(json, names);
       if (!answer) throw new ModelError('invalid_response', `${where} answered with JSON that is not a chat completion with at least one choice`);
+      if (streamed && !this.saidNoUsage && (json as { usage?: unknown }).usage === undefined) {
+        // F4: without usage, token and cost budgets cannot count this model's answers.
+        this.saidNoUsage = true;
+        this.logger.warn(`${where} streamed an answer without usage (stream_options.include_usage not honoured): maxTokens and maxCostUsd cannot count its answers`);
+      }
       // The answer arrived whole: its text is one delta, so the deltas of a call still make up its content.
       if (onDelta && !streamed && answer.content !== '') onDelta(answer.content);
       const inputCost = this.config.costPerInputTokenUsd ?? 0;

@@ -12,15 +12,15 @@ export class CallDeltas {
   private sent = '';
   private diverged = false;
   private closed = false;
-  private current: { text: string; synced: boolean } | undefined;
+  private current: { text: string; synced: boolean; onDelta?: (text: string) => void } | undefined;
 
   constructor(private readonly send: (text: string) => void) {}
 
   /** The `onDelta` of the next attempt; the previous attempt's stops counting. */
   attempt(): (text: string) => void {
-    const state = { text: '', synced: this.sent === '' };
+    const state: { text: string; synced: boolean; onDelta?: (text: string) => void } = { text: '', synced: this.sent === '' };
     this.current = state;
-    return (piece: string) => {
+    const onDelta = (piece: string) => {
       if (this.closed || this.diverged || this.current !== state || typeof piece !== 'string' || piece === '') return;
       state.text += piece;
       if (state.synced) {
@@ -30,7 +30,19 @@ export class CallDeltas {
         return;
       }
       state.synced = this.advance(state.text);
-    }
+    };
+    state.onDelta = onDelta;
+    return onDelta;
+  }
+
+  /** An attempt that failed or timed out (its signal aborted) sends nothing more, even if it goes on writing. */
+  retire(onDelta: (text: string) => void): void {
+    if (this.current?.onDelta === onDelta) this.current = undefined;
+  }
+
+  /** The call failed: nothing more is sent (the run ends or retries the step; the message decides). */
+  close(): void {
+    this.closed = true;
   }
 
   /** After the decision: the part of the published content not sent yet, in one delta; nothing after it. */
