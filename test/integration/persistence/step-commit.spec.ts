@@ -7,10 +7,11 @@ import { MessageStore } from '../../../src/persistence/message.store.js';
 import { OperationLeaseStore } from '../../../src/persistence/operation-lease.store.js';
 import { OperationStore } from '../../../src/persistence/operation.store.js';
 import { OperationNotFoundError, StaleOperationError } from '../../../src/persistence/persistence-errors.js';
+import type { SqlStatement } from '../../../src/persistence/sql-session.js';
 import { StepCommitStore } from '../../../src/persistence/step-commit.store.js';
 import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js';
 import type { NewHookOutcome, NewToolMessage } from '../../../src/persistence/records.js';
-import { StatementFailpoint, updatesOperation } from './statement-failpoint.js';
+import { insertsMessage, StatementFailpoint, updatesOperation } from './statement-failpoint.js';
 import { driverSuites, useTestDatabase } from './test-databases.js';
 
 const describeEachDriver = await driverSuites();
@@ -109,10 +110,13 @@ describeEachDriver('step commits on %s', (driver) => {
     expect((await operations.get(operation.id))!).toMatchObject({ version: 2, stepIndex: winner + 1 });
   });
 
-  it('publishes nothing when a failure strikes between the operation update and the message insert', async () => {
+  it.each([
+    ['after the operation update', (statement: SqlStatement, id: string) => updatesOperation(statement, id)],
+    ['after the message insert (the last write)', (statement: SqlStatement, id: string) => insertsMessage(statement, 'tool') && statement.params.includes(id)],
+  ])('publishes nothing when a failure strikes %s, before the commit', async (_point, strikes) => {
     const operation = await newOperation();
     failpoint.afterStatement = (statement) => {
-      if (updatesOperation(statement, operation.id)) throw new Error('injected: the process died mid-publish');
+      if (strikes(statement, operation.id)) throw new Error('injected: the process died mid-publish');
     };
     await expect(
       commits.publishToolResult({ operationId: operation.id, expectedVersion: 1, message: toolMessage('must not appear'), patch: { stepIndex: 5, usage: { inputTokens: 9, outputTokens: 9, costUsd: 9 } } }),

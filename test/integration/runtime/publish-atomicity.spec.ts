@@ -50,21 +50,28 @@ class Clock {
 class FailNextCommit extends StatementFailpoint {
   readonly failed: { operationId: string; expectedVersion: number }[] = [];
 
-  set matches(matches: ((statement: SqlStatement, unit: readonly SqlStatement[]) => boolean) | undefined) {
+  set matches(matches: ((statement: SqlStatement) => boolean) | undefined) {
     this.afterStatement = matches
       ? (statement, unit) => {
-          if (!matches(statement, unit)) return;
+          if (!matches(statement)) return;
           this.clear();
-          this.failed.push(stepCommitOf(unit)!);
+          // Its guard is in the same unit, or the commit's writes were split (and the test fails here).
+          const commit = stepCommitOf(unit);
+          if (!commit) throw new Error("the failed statement's unit holds no step commit guard: the commit's writes are not one unit");
+          this.failed.push(commit);
           throw new InjectedCommitFailure('injected failure after the message write, before its commit');
         }
       : undefined;
   }
 }
 
-/** A step commit's statement that writes a message of `role` (not an operation's creation: its agent may be called so). */
-const carries = (role: 'assistant' | 'tool') => (statement: SqlStatement, unit: readonly SqlStatement[]) =>
-  insertsMessage(statement, role) && stepCommitOf(unit) !== undefined;
+/**
+ * A step commit's statement that writes a message of `role` — the commit's last write — not an operation's
+ * creation (its agent may be called so). Failing after the last write catches a commit whose writes are
+ * not one unit: the earlier units stay committed.
+ */
+const carries = (role: 'assistant' | 'tool') => (statement: SqlStatement) =>
+  insertsMessage(statement, role) && !/INSERT INTO \S*"agent_hooks_operations"/.test(statement.sql);
 
 guardUnhandledRejections();
 
