@@ -107,17 +107,16 @@ export default tseslint.config(
   },
   {
     // The server reads operations through the runtime's read port (`OPERATION_READER`), never through
-    // persistence's stores, entities or records (DESIGN §2). The periodic purge drives the database itself.
-    files: ['src/server/api/**/*.ts', 'src/server/ops/**/*.ts'],
-    ignores: ['src/server/ops/retention-scheduler.ts'],
+    // persistence's stores, entities or records (DESIGN §2); readiness and the purge through DATABASE_MAINTENANCE.
+    files: ['src/server/api/**/*.ts', 'src/server/ops/**/*.ts', 'src/server/*.controller.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['../../persistence/*', '../../persistence/**', '!../../persistence/persistence-errors.js'],
-              message: 'src/server reads through OPERATION_READER (src/runtime/operation-read.port.ts), not persistence internals (DESIGN §2).',
+              group: ['../../persistence/*', '../../persistence/**', '../persistence/*', '../persistence/**'],
+              message: 'src/server reads through OPERATION_READER and DATABASE_MAINTENANCE (src/runtime/*.port.ts), not persistence internals (DESIGN §2).',
             },
           ],
         },

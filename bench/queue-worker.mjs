@@ -26,9 +26,9 @@ Redis.prototype.sendCommand = function countedCommand(command, ...rest) {
 const { bootstrapWorker, closeWorkerOnSignals } = await import('../dist/server/bootstrap-worker.js');
 if (trace) {
   // And which calls of the runtime's store and leases ask for them.
-  const { TypeOrmRuntimeStore } = await import('../dist/persistence/typeorm-runtime-store.js');
-  const { TypeOrmOperationLeases } = await import('../dist/persistence/typeorm-operation-leases.js');
-  for (const [label, cls] of [['store', TypeOrmRuntimeStore], ['leases', TypeOrmOperationLeases]]) {
+  const { SqlRuntimeStore } = await import('../dist/persistence/sql-runtime-store.js');
+  const { SqlOperationLeases } = await import('../dist/persistence/sql-operation-leases.js');
+  for (const [label, cls] of [['store', SqlRuntimeStore], ['leases', SqlOperationLeases]]) {
     for (const name of Object.getOwnPropertyNames(cls.prototype)) {
       const original = cls.prototype[name];
       if (name === 'constructor' || typeof original !== 'function') continue;

@@ -25,6 +25,7 @@ import { TRACING_PROVIDERS } from './tracing/tracing.providers.js';
 import { RuntimeDatabase } from './persistence/runtime-database.js';
 import { OPERATION_EVENTS } from './runtime/operation-events.port.js';
 import { OPERATION_READER } from './runtime/operation-read.port.js';
+import { DATABASE_MAINTENANCE } from './runtime/database-maintenance.port.js';
 import { CompletionWaits } from './runtime/completion-waits.js';
 import { AgentRuntime } from './runtime/agent-runtime.js';
 import { READING_PROVIDERS } from './runtime/reading/reading.providers.js';
@@ -158,6 +159,7 @@ const appUrlOf = (options: AgentHooksModuleOptions) => (options.webhooks?.appUrl
     RuntimeDatabase,
     OPERATION_EVENTS,
     OPERATION_READER,
+    DATABASE_MAINTENANCE,
     RECOVERY_SETTINGS,
     OperationReadService,
     OperationFollower,

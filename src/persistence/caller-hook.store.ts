@@ -42,9 +42,8 @@ export class CallerHookStore {
     if (!this.statement) {
       const source = this.db.dataSource;
       const columns = new EntityColumns(source, OperationCallerHookEntity);
-      const param = this.db.dialect === 'postgres' ? '$1' : '?';
       const table = qualifiedTable(source, 'agent_hooks_operation_hooks');
-      this.statement = { sql: `SELECT ${columns.names} FROM ${table} WHERE "operation_id" = ${param} ORDER BY "position" ASC`, columns };
+      this.statement = { sql: `SELECT ${columns.names} FROM ${table} WHERE "operation_id" = $1 ORDER BY "position" ASC`, columns };
     }
     return this.statement;
   }

@@ -1,19 +1,21 @@
 /**
- * The two SQL dialects the stores and migrations speak. Everything else in this room is written once;
- * only the few spots that differ (auto-increment DDL, schema qualification, row locks, the SQLite
- * single-connection gate) ask which dialect they are on.
+ * The two SQL dialects the stores and migrations speak, one per supported driver: better-sqlite3 and
+ * node-postgres (`postgres`). Everything else in this room is written once; the statements that differ
+ * are built in one place each (`*.sql.ts`), and the driver differences live in the SQL sessions.
  */
 import type { DataSource } from 'typeorm';
+import { DatabaseConfigError } from './persistence-errors.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
-const SQLITE_DRIVERS = new Set(['better-sqlite3', 'sqlite', 'sqljs']);
+/** The TypeORM driver types the runtime runs on. */
+export const SUPPORTED_DRIVERS = ['better-sqlite3', 'postgres'] as const;
 
 export function dialectOf(dataSource: Pick<DataSource, 'options'>): SqlDialect {
   const type = dataSource.options.type;
-  if (SQLITE_DRIVERS.has(type)) return 'sqlite';
+  if (type === 'better-sqlite3') return 'sqlite';
   if (type === 'postgres') return 'postgres';
-  throw new Error(`nest-agent-hooks persistence supports SQLite (better-sqlite3) and PostgreSQL, not '${type}'`);
+  throw new DatabaseConfigError(`the database driver '${String(type)}' is not supported: use ${SUPPORTED_DRIVERS.map((driver) => `'${driver}'`).join(' or ')}`);
 }
 
 /** The PostgreSQL schema the entities live in (`undefined`: the connection's search_path). */

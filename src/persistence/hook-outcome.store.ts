@@ -3,14 +3,13 @@
  * counts 1, 2, … within each operation (DESIGN §7). On PostgreSQL one counter upsert and one multi-row
  * INSERT per batch: the upsert reserves a range per operation in `agent_hooks_timeline_counters`, whose row
  * lock makes writers in other processes take turns. On SQLite (one writer at a time) each row's INSERT
- * takes the next number from the unique `(operation_id, operation_seq)` index itself, in a prepared
- * statement inside better-sqlite3's transaction; the counters table is not used there.
+ * takes the next number from the unique `(operation_id, operation_seq)` index itself, in one transaction
+ * (the step commit's, when it carries them); the counters table is not used there.
  */
 import { HookOutcomeEntity } from './entities/hook-outcome.entity.js';
-import type { NativeSqliteStatements } from './native-sqlite.js';
 import { toHookOutcomeRow } from './record-mappers.js';
 import type { HookOutcomeRow, NewHookOutcome } from './records.js';
-import { asQueryFailed } from './sql-errors.js';
+import type { SqlStatement } from './sql-session.js';
 import type { StoreDatabase } from './store-database.js';
 
 /** Rows per INSERT on PostgreSQL: 10 parameters each keeps a statement far below its bound-parameter limit. */
@@ -22,9 +21,9 @@ interface CounterRow {
   last_seq: number | string;
 }
 
-/** The parameters of `sqliteInsert` for one row: its values, then the operation id its `seq` is counted in. */
+/** The parameters of `sqliteInsert` for one row (`$1`, the operation id, also names the operation its `seq` is counted in). */
 function sqliteRow(o: NewHookOutcome): unknown[] {
-  return [o.operationId, o.at, o.point, o.hookId, o.source, o.outcome, o.errorCode ?? null, o.latencyMs, o.toolCallId ?? null, o.operationId];
+  return [o.operationId, o.at, o.point, o.hookId, o.source, o.outcome, o.errorCode ?? null, o.latencyMs, o.toolCallId ?? null];
 }
 
 /** Each operation's first reserved `seq`, from the counters' new last numbers and the batch's counts. */
@@ -51,52 +50,36 @@ export class HookOutcomeStore {
   /**
    * Inserts `outcomes` in order, all or none (rows get increasing `seq` in that order). Plain parameterized
    * SQL rather than the query builder: this runs for every hook invocation, and the builder's per-row work
-   * would weigh on every hooked step. On SQLite in better-sqlite3's own synchronous transaction with
-   * prepared statements, as the step commit: TypeORM's transaction machinery would cost more than the
-   * batch's statements.
+   * would weigh on every hooked step. How the numbers are taken differs (see above), so the statements do.
    */
   async append(outcomes: readonly NewHookOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const postgres = this.db.dialect === 'postgres';
-    if (!postgres) return this.appendOnSqlite(outcomes);
-    await this.db.transaction(async (manager) => {
+    if (this.db.dialect === 'sqlite') {
+      await this.db.session.batch(this.sqliteStatements(outcomes));
+      return;
+    }
+    await this.db.session.transaction(async (tx) => {
       const counted = this.counterUpsert(outcomes);
-      const rows = (await manager.query(counted.sql, counted.params)) as CounterRow[];
-      for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts))) await manager.query(insert.sql, insert.params);
-    });
-  }
-
-  private async appendOnSqlite(outcomes: readonly NewHookOutcome[]): Promise<void> {
-    if (this.db.nativeSqlite) return this.db.runNative((native) => native.inTransaction(() => this.writeOnSqlite(native, outcomes)));
-    // Another SQLite driver of a host's DataSource: the same statements through TypeORM.
-    const sql = this.sqliteInsert();
-    await this.db.transaction(async (manager) => {
-      for (const outcome of outcomes) await manager.query(sql, sqliteRow(outcome));
+      const rows = (await tx.query(counted.sql, counted.params)).records as unknown as CounterRow[];
+      for (const insert of this.inserts(outcomes, firstSeqs(rows, counted.counts))) await tx.query(insert.sql, insert.params);
     });
   }
 
   /**
-   * SQLite: writes `outcomes` inside the better-sqlite3 transaction the caller has open on `native`, within
-   * the store gate (the step commit writes a step's timeline with it: one transaction instead of two). Each
-   * row takes the next `seq` of its operation from the unique `(operation_id, operation_seq)` index in its
-   * own INSERT: SQLite has one writer at a time and a writing statement holds the write lock before it
-   * reads, so no counter row is needed (PostgreSQL's row lock on `agent_hooks_timeline_counters` does that
-   * job there), and the counters' two B-trees are not rewritten with every batch.
+   * SQLite: one INSERT per row, each taking the next `seq` of its operation from the unique
+   * `(operation_id, operation_seq)` index: SQLite has one writer at a time and a writing statement holds the
+   * write lock before it reads, so no counter row is needed (PostgreSQL's row lock on
+   * `agent_hooks_timeline_counters` does that job there). Run in one transaction — the step commit's, when
+   * it carries them (`StepCommit.timeline`).
    */
-  writeOnSqlite(native: NativeSqliteStatements, outcomes: readonly NewHookOutcome[]): void {
-    if (outcomes.length === 0) return;
+  sqliteStatements(outcomes: readonly NewHookOutcome[]): SqlStatement[] {
     const sql = this.sqliteInsert();
-    try {
-      const insert = native.prepared(sql);
-      for (const outcome of outcomes) insert.run(sqliteRow(outcome));
-    } catch (error) {
-      throw asQueryFailed(sql, error);
-    }
+    return outcomes.map((outcome) => ({ sql, params: sqliteRow(outcome) }));
   }
 
   private sqliteInsert(): string {
     const table = this.db.table('agent_hooks_hook_outcomes');
-    return (this.sqliteInsertSql ??= `INSERT INTO ${table} (${COLUMNS.join(', ')}) SELECT ?, COALESCE(MAX("operation_seq"), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM ${table} WHERE "operation_id" = ?`);
+    return (this.sqliteInsertSql ??= `INSERT INTO ${table} (${COLUMNS.join(', ')}) SELECT $1, COALESCE(MAX("operation_seq"), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9 FROM ${table} WHERE "operation_id" = $1`);
   }
 
   /** The INSERTs of the rows, at most ROWS_PER_INSERT each, numbered on from each operation's first `seq`. */

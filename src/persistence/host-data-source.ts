@@ -8,17 +8,22 @@
 import type { ModuleRef } from '@nestjs/core';
 import { DataSource, InstanceChecker } from 'typeorm';
 import { AGENT_HOOKS_ENTITIES } from './agent-hooks-entities.js';
-import { dialectOf } from './dialect.js';
+import { SUPPORTED_DRIVERS } from './dialect.js';
 import { DatabaseConfigError } from './persistence-errors.js';
 import { pendingAgentHooksMigrations } from './run-migrations.js';
 
 /** The host's default DataSource, initialized, with our entities registered and our migrations applied. */
 export async function hostDataSource(moduleRef: ModuleRef): Promise<DataSource> {
   const dataSource = lookUp(moduleRef);
+  const driver = dataSource.options.type;
+  if (!(SUPPORTED_DRIVERS as readonly string[]).includes(driver)) {
+    throw new DatabaseConfigError(
+      `database: 'host': the host's DataSource uses the '${String(driver)}' driver; nest-agent-hooks supports ${SUPPORTED_DRIVERS.map((name) => `'${name}'`).join(' and ')}`,
+    );
+  }
   if (!dataSource.isInitialized) {
     throw new DatabaseConfigError("database: 'host': the host's DataSource is not initialized; initialize it in its provider (TypeOrmModule does)");
   }
-  dialectOf(dataSource); // SQLite (better-sqlite3) or PostgreSQL only
   const missing = AGENT_HOOKS_ENTITIES.filter((entity) => !dataSource.hasMetadata(entity)).map((entity) => entity.name);
   if (missing.length > 0) {
     throw new DatabaseConfigError(

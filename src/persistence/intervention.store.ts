@@ -67,7 +67,7 @@ export class InterventionStore {
   /** The `pendingTools` of `GET /v1/operations/:id`, in step then call order; plain SQL: read by every such GET of a running operation. */
   async listPending(operationId: string): Promise<InterventionRecord[]> {
     const columns = (this.columns ??= new EntityColumns(this.db.dataSource, InterventionEntity));
-    const sql = (this.listPendingSql ??= `SELECT ${columns.names} FROM ${this.db.table('agent_hooks_interventions')} WHERE "operation_id" = ${this.db.dialect === 'postgres' ? '$1' : '?'} AND "status" = 'pending' ORDER BY "step_index" ASC, "call_index" ASC`);
+    const sql = (this.listPendingSql ??= `SELECT ${columns.names} FROM ${this.db.table('agent_hooks_interventions')} WHERE "operation_id" = $1 AND "status" = 'pending' ORDER BY "step_index" ASC, "call_index" ASC`);
     const { records } = await this.db.query(sql, [operationId]);
     return records.map((raw) => toInterventionRecord(columns.hydrate(raw)));
   }

@@ -11,7 +11,6 @@ import type { EntityManager } from 'typeorm';
 import { qualifiedTable } from './dialect.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationNotFoundError } from './persistence-errors.js';
-import { plainQuery } from './plain-query.js';
 import { toMessageRecord } from './record-mappers.js';
 import type { MessageRecord, NewMessage } from './records.js';
 import { insertValues } from './entity-values.js';
@@ -20,10 +19,11 @@ import { insertValues } from './entity-values.js';
 async function reserveSeqs(manager: EntityManager, operationId: string, count: number): Promise<number> {
   const postgres = manager.connection.options.type === 'postgres';
   const operations = qualifiedTable(manager.connection, 'agent_hooks_operations');
-  const result = await plainQuery(
-    manager,
+  if (!manager.queryRunner) throw new TypeError('messages are appended inside a transaction');
+  const result = await manager.queryRunner.query(
     `UPDATE ${operations} SET "message_seq" = "message_seq" + ${postgres ? '$1' : '?'} WHERE "id" = ${postgres ? '$2' : '?'} RETURNING "message_seq"`,
     [count, operationId],
+    true,
   );
   const row = (result.records as { message_seq: number }[])[0];
   if (!row) throw new OperationNotFoundError(operationId);

@@ -30,7 +30,7 @@ export class MessageStore {
   async list(operationId: string): Promise<MessageRecord[]> {
     const source = this.db.dataSource;
     const columns = (this.columns ??= new EntityColumns(source, MessageEntity));
-    const sql = (this.listSql ??= `SELECT ${columns.names} FROM ${qualifiedTable(source, 'agent_hooks_messages')} WHERE "operation_id" = ${this.db.dialect === 'postgres' ? '$1' : '?'} ORDER BY "seq" ASC`);
+    const sql = (this.listSql ??= `SELECT ${columns.names} FROM ${qualifiedTable(source, 'agent_hooks_messages')} WHERE "operation_id" = $1 ORDER BY "seq" ASC`);
     const result = await this.db.query(sql, [operationId]);
     return result.records.map((raw) => toMessageRecord(columns.hydrate(raw)));
   }

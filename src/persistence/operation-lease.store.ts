@@ -28,7 +28,7 @@ import { MessageEntity } from './entities/message.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, OperationRecord } from './records.js';
-import { SqlParams } from './step-commit.sql.js';
+import type { SqlParams } from './sql-session.js';
 import type { StoreDatabase } from './store-database.js';
 import type { StoreOptions } from './store-options.js';
 
@@ -192,7 +192,7 @@ export class OperationLeaseStore {
   }
 
   private params(): SqlParams {
-    return new SqlParams(this.db.dialect === 'postgres');
+    return this.db.params();
   }
 
   private async rows(sql: string, params: SqlParams): Promise<Record<string, unknown>[]> {

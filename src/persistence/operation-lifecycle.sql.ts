@@ -1,15 +1,19 @@
 /**
- * PostgreSQL: an operation's creation and its terminal transition as one statement each, NOTIFY included
- * (DESIGN §5). A single statement is its own transaction, so its rows and its `pg_notify` commit together or
+ * An operation's creation and its terminal transition. On PostgreSQL one statement each, NOTIFY included
+ * (DESIGN §5): a single statement is its own transaction, so its rows and its `pg_notify` commit together or
  * not at all — what BEGIN … COMMIT gave, in one round trip instead of four or five. Data-modifying CTEs
- * always run to completion; the terminal one notifies only when its guarded UPDATE matched.
+ * always run to completion; the terminal one notifies only when its guarded UPDATE matched. On SQLite the
+ * creation's INSERTs (run in one transaction) and the guarded UPDATE; its events stay in-process.
  */
+import type { ObjectLiteral } from 'typeorm';
 import type { TerminalReason } from '../hooks/agent-events.js';
 import type { EntityColumns } from './entity-columns.js';
 import type { MessageEntity } from './entities/message.entity.js';
 import type { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import type { OperationEntity } from './entities/operation.entity.js';
-import { insertRowsSql, SqlParams } from './step-commit.sql.js';
+import { insertRowsSql } from './step-commit.sql.js';
+import { SqlParams, type SqlStatement } from './sql-session.js';
+import type { SqlDialect } from './dialect.js';
 
 export interface LifecycleTables {
   operations: string;
@@ -21,6 +25,37 @@ export interface LifecycleColumns {
   operations: EntityColumns<OperationEntity>;
   callerHooks: EntityColumns<OperationCallerHookEntity>;
   messages: EntityColumns<MessageEntity>;
+}
+
+export interface LifecycleNotify {
+  channel: string;
+  payload: string;
+}
+
+type CreatedRows = { operation: OperationEntity; hooks: readonly OperationCallerHookEntity[]; messages: readonly MessageEntity[] };
+
+/** The statements of a creation (all or none): the operation's row, its caller hooks, its prompt; on PostgreSQL with the NOTIFY, as one. */
+export function createStatements(dialect: SqlDialect, tables: LifecycleTables, columns: LifecycleColumns, rows: CreatedRows, notify: LifecycleNotify): SqlStatement[] {
+  if (dialect === 'postgres') {
+    const { sql, params } = createSql(tables, columns, rows, notify);
+    return [{ sql, params }];
+  }
+  const insert = <T extends ObjectLiteral>(table: string, entityColumns: EntityColumns<T>, values: readonly T[]): SqlStatement => {
+    const params = new SqlParams(false);
+    return { sql: insertRowsSql(params, table, entityColumns, values), params: params.values };
+  };
+  return [
+    insert(tables.operations, columns.operations, [rows.operation]),
+    ...(rows.hooks.length > 0 ? [insert(tables.callerHooks, columns.callerHooks, rows.hooks)] : []),
+    insert(tables.messages, columns.messages, rows.messages),
+  ];
+}
+
+/** The terminal transition's one statement, returning the completed row (none when it was completed already); on PostgreSQL with its NOTIFY. */
+export function completeStatement(dialect: SqlDialect, table: string, values: TerminalValues, notify: LifecycleNotify): SqlStatement {
+  if (dialect === 'postgres') return completeSql(table, values, notify);
+  const params = new SqlParams(false);
+  return { sql: completeUpdateSql(params, table, values), params: params.values };
 }
 
 /** The operation's row, its caller hooks and its prompt, then `pg_notify(channel, payload)`. */

@@ -4,7 +4,6 @@
  * `OperationLeaseStore`.
  */
 import { randomUUID } from 'node:crypto';
-import type { ObjectLiteral } from 'typeorm';
 import type { TerminalReason } from '../hooks/agent-events.js';
 import { OperationCallerHookEntity } from './entities/operation-caller-hook.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
@@ -12,17 +11,14 @@ import { toMessageRow } from './message-writer.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { qualifiedTable } from './dialect.js';
 import { EntityColumns } from './entity-columns.js';
-import { completeSql, completeUpdateSql, createSql, type LifecycleColumns, type LifecycleTables } from './operation-lifecycle.sql.js';
-import { plainQuery } from './plain-query.js';
+import { completeStatement, createStatements, type LifecycleColumns, type LifecycleTables } from './operation-lifecycle.sql.js';
 import type { OperationEvent } from '../runtime/operation-events.port.js';
 import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { MessageRecord, NewCallerHook, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
-import { asQueryFailed, isUniqueViolation } from './sql-errors.js';
-import { insertRowsSql, SqlParams } from './step-commit.sql.js';
+import { isUniqueViolation } from './sql-errors.js';
 import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
-import { updateValues } from './entity-values.js';
 import type { NewOperation, TerminalHold } from '../runtime/runtime-store.port.js';
 import type { ClientToolDeclaration } from '../runtime/tools/client-tools.js';
 
@@ -95,8 +91,13 @@ export class OperationStore {
       if (existing) return { operation: existing, created: false };
     }
     try {
-      const { operation, messages } = this.db.dialect === 'postgres' ? await this.createInOneStatement(input) : await this.createOnSqlite(input);
-      return { operation, created: true, messages };
+      const { operation, hooks, messages } = this.rows(input);
+      const event: OperationEvent = { operationId: operation.id, kind: 'created', status: operation.status, version: operation.version };
+      const notify = { channel: this.db.eventsChannel, payload: this.db.notifyPayload([event]) };
+      await this.db.session.batch(createStatements(this.db.dialect, this.tables(), this.columns(), { operation, hooks, messages }, notify));
+      // Out once committed; on PostgreSQL the statement notified the others.
+      this.db.committedAlone([event]);
+      return { operation: toOperationRecord(operation), created: true, messages: messages.map(toMessageRecord) };
     } catch (error) {
       // A concurrent create with the same key won the unique index: answer with its operation.
       if (input.idempotencyKey !== undefined && isUniqueViolation(error)) {
@@ -110,7 +111,7 @@ export class OperationStore {
   /** Plain SQL: read by every step's driver and by whoever waits for a result. */
   async get(operationId: string): Promise<OperationRecord | null> {
     const { operations } = this.columns();
-    const sql = (this.getSql ??= `SELECT ${operations.names} FROM ${this.tables().operations} WHERE "id" = ${this.db.dialect === 'postgres' ? '$1' : '?'}`);
+    const sql = (this.getSql ??= `SELECT ${operations.names} FROM ${this.tables().operations} WHERE "id" = $1`);
     const [raw] = (await this.db.query(sql, [operationId])).records;
     return raw ? toOperationRecord(operations.hydrate(raw)) : null;
   }
@@ -120,7 +121,7 @@ export class OperationStore {
     const completed: string[] = [];
     for (let start = 0; start < operationIds.length; start += COMPLETED_AMONG_CHUNK) {
       const ids = operationIds.slice(start, start + COMPLETED_AMONG_CHUNK);
-      const params = new SqlParams(this.db.dialect === 'postgres');
+      const params = this.db.params();
       const list = ids.map((id) => params.bind(id)).join(', ');
       const sql = `SELECT "id" FROM ${this.tables().operations} WHERE "id" IN (${list}) AND "status" = 'completed'`;
       for (const row of (await this.db.query(sql, params.values)).records) completed.push(row['id'] as string);
@@ -131,8 +132,7 @@ export class OperationStore {
   /** Plain SQL: read by every create that carries an idempotency key (the unique index answers it). */
   async findByIdempotencyKey(ownerId: string | undefined, idempotencyKey: string): Promise<OperationRecord | null> {
     const { operations } = this.columns();
-    const [owner, key] = this.db.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
-    const sql = `SELECT ${operations.names} FROM ${this.tables().operations} WHERE "idempotency_owner" = ${owner} AND "idempotency_key" = ${key} LIMIT 1`;
+    const sql = `SELECT ${operations.names} FROM ${this.tables().operations} WHERE "idempotency_owner" = $1 AND "idempotency_key" = $2 LIMIT 1`;
     const [raw] = (await this.db.query(sql, [ownerId ?? '', idempotencyKey])).records;
     return raw ? toOperationRecord(operations.hydrate(raw)) : null;
   }
@@ -152,30 +152,29 @@ export class OperationStore {
    */
   async completeReturning(operationId: string, reason: TerminalReason, error?: TerminalError, hold?: TerminalHold): Promise<{ row?: CompletedRow } | null> {
     const now = nowIso(this.options);
-    if (this.db.dialect === 'postgres') return this.completeInOneStatement(operationId, reason, now, error, hold);
-    return this.completeOnSqlite(operationId, reason, now, error, hold);
+    const event: OperationEvent = { operationId, kind: 'status', status: 'completed' };
+    const values = { operationId, reason, ...terminalValues(now, error, hold), now, ...(hold?.leaseOwner !== undefined ? { fencedBy: hold.leaseOwner } : {}) };
+    const { sql, params } = completeStatement(this.db.dialect, this.tables().operations, values, { channel: this.db.eventsChannel, payload: this.db.notifyPayload([event]) });
+    const [raw] = (await this.db.query(sql, params)).records;
+    if (!raw) return null;
+    // The new version is not read back here: subscribers that need it read the operation.
+    this.db.committedAlone([event]);
+    const entity = this.columns().operations.hydrate(raw);
+    return { row: { operation: toOperationRecord(entity), messageSeq: Number(entity.messageSeq) } };
   }
 
   /** Extends `owner`'s hold on a completed operation's terminal sequence; false once it lapsed and was taken over. */
   async renewTerminalHold(operationId: string, owner: string, ms: number): Promise<boolean> {
     const until = new Date(Date.parse(nowIso(this.options)) + ms).toISOString();
-    const result = await this.db.run((manager) =>
-      manager
-        .createQueryBuilder()
-        .update(OperationEntity)
-        .set(updateValues<OperationEntity>({ leaseUntil: until, version: () => '"version"' }))
-        .where('"id" = :operationId AND "status" = :completed AND "terminal_hooks_at" IS NULL AND "lease_owner" = :owner', { operationId, owner, completed: 'completed' })
-        .execute(),
-    );
-    return result.affected === 1;
+    const sql = `UPDATE ${this.tables().operations} SET "lease_until" = $1 WHERE "id" = $2 AND "status" = 'completed' AND "terminal_hooks_at" IS NULL AND "lease_owner" = $3`;
+    return (await this.db.query(sql, [until, operationId, owner])).affected === 1;
   }
 
   /** The terminal sequence of a completed operation finished: nothing is owed any more. */
   async markTerminalHooksDone(operationId: string): Promise<void> {
     const now = nowIso(this.options);
     // Plain SQL: once per operation on the path of every run; the version stays (a lease field, a time).
-    const [nowParam, idParam] = this.db.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
-    const sql = `UPDATE ${this.tables().operations} SET "terminal_hooks_at" = ${nowParam}, "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = ${idParam} AND "status" = 'completed'`;
+    const sql = `UPDATE ${this.tables().operations} SET "terminal_hooks_at" = $1, "lease_owner" = NULL, "lease_until" = NULL WHERE "id" = $2 AND "status" = 'completed'`;
     await this.db.query(sql, [now, operationId]);
   }
 
@@ -186,118 +185,20 @@ export class OperationStore {
    */
   async claimOwedTerminalHooks(owner: string, holdMs: number, limit = 50): Promise<OperationRecord[]> {
     const now = nowIso(this.options);
-    const candidates = await this.db.run((manager) =>
-      manager
-        .createQueryBuilder(OperationEntity, 'operation')
-        .where('operation.status = :completed AND operation.terminalHooksAt IS NULL', { completed: 'completed' })
-        .andWhere('(operation.leaseOwner IS NULL OR operation.leaseUntil <= :now)', { now })
-        .orderBy('operation.completedAt', 'ASC')
-        .limit(limit)
-        .getMany(),
+    const { operations } = this.columns();
+    const table = this.tables().operations;
+    const candidates = await this.db.query(
+      `SELECT ${operations.names} FROM ${table} WHERE "status" = 'completed' AND "terminal_hooks_at" IS NULL AND ("lease_owner" IS NULL OR "lease_until" <= $1) ORDER BY "completed_at" ASC LIMIT $2`,
+      [now, limit],
     );
     const until = new Date(Date.parse(now) + holdMs).toISOString();
+    const claim = `UPDATE ${table} SET "lease_owner" = $1, "lease_until" = $2 WHERE "id" = $3 AND "terminal_hooks_at" IS NULL AND ("lease_owner" IS NULL OR "lease_until" <= $4)`;
     const claimed: OperationRecord[] = [];
-    for (const row of candidates) {
-      const result = await this.db.run((manager) =>
-        manager
-          .createQueryBuilder()
-          .update(OperationEntity)
-          .set(updateValues<OperationEntity>({ leaseOwner: owner, leaseUntil: until, version: () => '"version"' }))
-          .where('"id" = :id AND "terminal_hooks_at" IS NULL AND ("lease_owner" IS NULL OR "lease_until" <= :now)', { id: row.id, now })
-          .execute(),
-      );
-      if (result.affected === 1) claimed.push(toOperationRecord({ ...row, leaseOwner: owner, leaseUntil: until }));
+    for (const raw of candidates.records) {
+      const row = operations.hydrate(raw);
+      if ((await this.db.query(claim, [owner, until, row.id, now])).affected === 1) claimed.push(toOperationRecord({ ...row, leaseOwner: owner, leaseUntil: until }));
     }
     return claimed;
-  }
-
-  /**
-   * SQLite: the rows in better-sqlite3's own transaction with prepared statements (as the step commit; a
-   * host's other SQLite driver: a TypeORM transaction); the `created` event once it committed.
-   */
-  private async createOnSqlite(input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
-    const { operation, hooks, messages } = this.rows(input);
-    const tables = this.tables();
-    const columns = this.columns();
-    const inserts: { sql: string; values: unknown[] }[] = [];
-    const insert = <T extends ObjectLiteral>(table: string, entityColumns: EntityColumns<T>, rows: readonly T[]) => {
-      const params = new SqlParams(false);
-      inserts.push({ sql: insertRowsSql(params, table, entityColumns, rows), values: params.values });
-    };
-    insert(tables.operations, columns.operations, [operation]);
-    if (hooks.length > 0) insert(tables.callerHooks, columns.callerHooks, hooks);
-    insert(tables.messages, columns.messages, messages);
-    const event: OperationEvent = { operationId: operation.id, kind: 'created', status: operation.status, version: operation.version };
-    if (!this.db.nativeSqlite) {
-      await this.db.transaction(async (manager, events) => {
-        for (const statement of inserts) await plainQuery(manager, statement.sql, statement.values);
-        events.publish(event);
-      });
-      return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
-    }
-    await this.db.runNative((native) => {
-      let sql = '';
-      try {
-        native.inTransaction(() => {
-          for (const statement of inserts) {
-            sql = statement.sql;
-            native.prepared(sql).run(statement.values);
-          }
-        });
-      } catch (error) {
-        throw asQueryFailed(sql, error);
-      }
-    });
-    this.db.committedAlone([event]);
-    return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
-  }
-
-  /**
-   * SQLite: the guarded UPDATE … RETURNING the completed row, one statement (atomic on its own; nothing
-   * read back), its event once it committed.
-   */
-  private async completeOnSqlite(operationId: string, reason: TerminalReason, now: string, error?: TerminalError, hold?: TerminalHold): Promise<{ row: CompletedRow } | null> {
-    const params = new SqlParams(false);
-    const sql = completeUpdateSql(params, this.tables().operations, { operationId, reason, ...terminalValues(now, error, hold), now, ...(hold?.leaseOwner !== undefined ? { fencedBy: hold.leaseOwner } : {}) });
-    const [raw] = (await this.db.query(sql, params.values)).records;
-    if (!raw) return null;
-    // The new version is not read back here: subscribers that need it read the operation.
-    this.db.committedAlone([{ operationId, kind: 'status', status: 'completed' }]);
-    const entity = this.columns().operations.hydrate(raw);
-    return { row: { operation: toOperationRecord(entity), messageSeq: Number(entity.messageSeq) } };
-  }
-
-  /** PostgreSQL: rows and NOTIFY as one statement (operation-lifecycle.sql.ts). */
-  private async createInOneStatement(input: CreateOperationInput): Promise<{ operation: OperationRecord; messages: MessageRecord[] }> {
-    const { operation, hooks, messages } = this.rows(input);
-    const event: OperationEvent = { operationId: operation.id, kind: 'created', status: operation.status, version: operation.version };
-    const { sql, params } = createSql(this.tables(), this.columns(), { operation, hooks, messages }, { channel: this.db.eventsChannel, payload: this.db.notifyPayload([event]) });
-    await this.db.query(sql, params);
-    this.db.committedAlone([event]);
-    return { operation: toOperationRecord(operation), messages: messages.map(toMessageRecord) };
-  }
-
-  /** PostgreSQL: the guarded UPDATE and its NOTIFY as one statement; true when it matched. */
-  private async completeInOneStatement(operationId: string, reason: TerminalReason, now: string, error?: TerminalError, hold?: TerminalHold): Promise<{ row: CompletedRow } | null> {
-    const event: OperationEvent = { operationId, kind: 'status', status: 'completed' };
-    const { sql, params } = completeSql(
-      this.tables().operations,
-      {
-        operationId,
-        reason,
-        ...terminalValues(now, error, hold),
-        now,
-        ...(hold?.leaseOwner !== undefined ? { fencedBy: hold.leaseOwner } : {}),
-      },
-      { channel: this.db.eventsChannel, payload: this.db.notifyPayload([event]) },
-    );
-    const result = await this.db.query(sql, params);
-    const [raw] = result.records;
-    if (result.records.length !== 1 || !raw) return null;
-    // The new version is not read back here: subscribers that need it read the operation.
-    this.db.committedAlone([event]);
-    const entity = this.columns().operations.hydrate(raw);
-    return { row: { operation: toOperationRecord(entity), messageSeq: Number(entity.messageSeq) } };
   }
 
   private tables(): LifecycleTables {

@@ -9,29 +9,34 @@ import { OPERATION_EVENTS } from '../runtime/operation-events.port.js';
 import { OPERATION_LEASES } from '../runtime/operation-leases.port.js';
 import { OPERATION_READER } from '../runtime/operation-read.port.js';
 import { RUNTIME_STORE } from '../runtime/runtime-store.port.js';
+import { DATABASE_MAINTENANCE } from '../runtime/database-maintenance.port.js';
 import { OperationEventsService } from './operation-events.service.js';
 import { RuntimeDatabase } from './runtime-database.js';
-import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from './step-commit.store.js';
+import { SqlDatabaseMaintenance } from './sql-database-maintenance.js';
+import { NO_SQL_SESSION_WRAPPER, SQL_SESSION_WRAPPER } from './sql-session.js';
 import { TimelineSink } from './timeline-sink.js';
-import { TypeOrmOperationLeases } from './typeorm-operation-leases.js';
-import { TypeOrmOperationReads } from './typeorm-operation-reads.js';
-import { TypeOrmRuntimeStore } from './typeorm-runtime-store.js';
+import { SqlOperationLeases } from './sql-operation-leases.js';
+import { SqlOperationReads } from './sql-operation-reads.js';
+import { SqlRuntimeStore } from './sql-runtime-store.js';
 
 export const PERSISTENCE_PROVIDERS: Provider[] = [
   RuntimeDatabase,
-  // No failpoints outside tests; a test overrides this provider to fail a commit between two writes.
-  { provide: STEP_COMMIT_FAILPOINTS, useValue: NO_STEP_COMMIT_FAILPOINTS },
+  // The stores' SQL session as it is outside tests; a test overrides this provider to fail a statement.
+  { provide: SQL_SESSION_WRAPPER, useValue: NO_SQL_SESSION_WRAPPER },
   // DESIGN §4: committed changes as events (this process's, and on PostgreSQL the others' via LISTEN/NOTIFY).
   OperationEventsService,
   { provide: OPERATION_EVENTS, useExisting: OperationEventsService },
-  TypeOrmRuntimeStore,
-  { provide: RUNTIME_STORE, useExisting: TypeOrmRuntimeStore },
+  SqlRuntimeStore,
+  { provide: RUNTIME_STORE, useExisting: SqlRuntimeStore },
   // The hook timeline; the module hands it to the dispatcher behind the tracing sink (HOOK_OUTCOME_SINK).
   TimelineSink,
   // SPEC G2 in every mode: the leases on running operations.
-  TypeOrmOperationLeases,
-  { provide: OPERATION_LEASES, useExisting: TypeOrmOperationLeases },
+  SqlOperationLeases,
+  { provide: OPERATION_LEASES, useExisting: SqlOperationLeases },
   // What the server reads of operations (API views, timeline, metrics), without persistence internals.
-  TypeOrmOperationReads,
-  { provide: OPERATION_READER, useExisting: TypeOrmOperationReads },
+  SqlOperationReads,
+  { provide: OPERATION_READER, useExisting: SqlOperationReads },
+  // Readiness and the retention purge, for the server's operations side.
+  SqlDatabaseMaintenance,
+  { provide: DATABASE_MAINTENANCE, useExisting: SqlDatabaseMaintenance },
 ];

@@ -12,6 +12,7 @@ import type { DataSource } from 'typeorm';
 import { errorType } from '../hooks/hook-errors.js';
 import type { OperationEvent, OperationEventKind } from '../runtime/operation-events.port.js';
 import type { OperationStatus } from '../runtime/runtime-store.port.js';
+import { pgModuleOf } from './driver-sessions.js';
 import { eventsChannelOf, type NotifiedEvents } from './store-database.js';
 
 /** What the listener needs of a `pg.Client` (pg is an optional peer dependency without bundled types). */
@@ -114,9 +115,9 @@ export function listenerConnectionConfig(dataSource: DataSource): Record<string,
 
 /** The `pg.Client` class the DataSource's driver loaded (`pg`, or its native binding). */
 function clientClassOf(dataSource: DataSource): ClientClass {
-  const postgres = (dataSource.driver as unknown as { postgres?: { Client?: ClientClass } }).postgres;
-  if (!postgres?.Client) throw new TypeError('the PostgreSQL driver of this DataSource exposes no pg.Client');
-  return postgres.Client;
+  const Client = pgModuleOf(dataSource)?.Client;
+  if (typeof Client !== 'function') throw new TypeError('the PostgreSQL driver of this DataSource exposes no pg.Client');
+  return Client as ClientClass;
 }
 
 export class PostgresEventListener {

@@ -14,15 +14,9 @@ import { OwedWorkEntity } from './entities/owed-work.entity.js';
 import { TimelineCounterEntity } from './entities/timeline-counter.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
 import type { StoreDatabase } from './store-database.js';
+import type { PurgeCounts } from '../runtime/database-maintenance.port.js';
 
-export interface PurgeCounts {
-  operations: number;
-  messages: number;
-  callerHooks: number;
-  hookOutcomes: number;
-  interventions: number;
-  placeholders: number;
-}
+export type { PurgeCounts } from '../runtime/database-maintenance.port.js';
 
 export interface PurgeOptions {
   /** Operations per transaction. Default 200. */

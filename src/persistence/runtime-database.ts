@@ -13,7 +13,7 @@ import { createDataSourceOptions, isHostDatabase, type AgentHooksDatabaseOption 
 import { hostDataSource } from './host-data-source.js';
 import { openAgentHooksDataSource } from './open-data-source.js';
 import { createRuntimeStores, type RuntimeStores } from './runtime-stores.js';
-import { STEP_COMMIT_FAILPOINTS, type StepCommitFailpoints } from './step-commit.store.js';
+import { SQL_SESSION_WRAPPER, type SqlSessionWrapper } from './sql-session.js';
 import type { StoreDatabase } from './store-database.js';
 
 export type { RuntimeStores } from './runtime-stores.js';
@@ -33,7 +33,7 @@ export class RuntimeDatabase {
   constructor(
     @Inject(AGENT_HOOKS_MODULE_OPTIONS) private readonly options: AgentHooksModuleOptions,
     private readonly moduleRef: ModuleRef,
-    @Inject(STEP_COMMIT_FAILPOINTS) private readonly failpoints: StepCommitFailpoints,
+    @Inject(SQL_SESSION_WRAPPER) private readonly wrapSession: SqlSessionWrapper,
   ) {}
 
   /** True when the DataSource is the host app's: it opens and closes it, not us. */
@@ -89,7 +89,7 @@ export class RuntimeDatabase {
     const dataSource = this.hostOwned
       ? await hostDataSource(this.moduleRef)
       : await openAgentHooksDataSource(this.options.database, { migrate: true });
-    const stores = createRuntimeStores(dataSource, { failpoints: this.failpoints });
+    const stores = createRuntimeStores(dataSource, { wrapSession: this.wrapSession });
     this.opened = stores;
     this.openedSubject.next(stores.database);
     return stores;

@@ -1,8 +1,8 @@
 /**
  * Every store of the runtime's database, built once on one `StoreDatabase` handle when the DataSource opens
  * (`RuntimeDatabase.stores()`): they share its SQLite gate and its `committed$` events. This is the only
- * place the runtime's stores are built; the runtime's ports (`TypeOrmRuntimeStore`, `TypeOrmOperationLeases`),
- * the server's read port (`TypeOrmOperationReads`), the retention scheduler and `agentctl purge` take them from the bundle.
+ * place the runtime's stores are built; the runtime's ports (`SqlRuntimeStore`, `SqlOperationLeases`),
+ * the server's read port (`SqlOperationReads`), the retention scheduler and `agentctl purge` take them from the bundle.
  */
 import type { DataSource } from 'typeorm';
 import { CallerHookStore } from './caller-hook.store.js';
@@ -15,7 +15,8 @@ import { OperationStore } from './operation.store.js';
 import { OutcomeBatcher } from './outcome-batcher.js';
 import { OwedWorkStore } from './owed-work.store.js';
 import { RetentionStore } from './retention.store.js';
-import { StepCommitStore, type StepCommitFailpoints } from './step-commit.store.js';
+import type { SqlSessionWrapper } from './sql-session.js';
+import { StepCommitStore } from './step-commit.store.js';
 import { StepStateStore } from './step-state.store.js';
 import { StoreDatabase } from './store-database.js';
 import { ToolResultPlaceholderStore } from './tool-result-placeholder.store.js';
@@ -42,13 +43,13 @@ export interface RuntimeStores {
 }
 
 export interface RuntimeStoresOptions {
-  /** Tests fail a step commit between two writes (`STEP_COMMIT_FAILPOINTS`). */
-  failpoints?: StepCommitFailpoints;
+  /** Tests wrap the stores' SQL session to fail a statement (`SQL_SESSION_WRAPPER`). */
+  wrapSession?: SqlSessionWrapper;
 }
 
 /** A new handle on `dataSource` and every store on it. */
 export function createRuntimeStores(dataSource: DataSource, options: RuntimeStoresOptions = {}): RuntimeStores {
-  const database = new StoreDatabase(dataSource);
+  const database = new StoreDatabase(dataSource, options.wrapSession);
   const outcomes = new HookOutcomeStore(database);
   return {
     dataSource,
@@ -56,7 +57,7 @@ export function createRuntimeStores(dataSource: DataSource, options: RuntimeStor
     operations: new OperationStore(database),
     callerHooks: new CallerHookStore(database),
     messages: new MessageStore(database),
-    commits: new StepCommitStore(database, { timeline: outcomes, ...(options.failpoints ? { failpoints: options.failpoints } : {}) }),
+    commits: new StepCommitStore(database, { timeline: outcomes }),
     stepStates: new StepStateStore(database),
     outcomes,
     timeline: new OutcomeBatcher(outcomes),

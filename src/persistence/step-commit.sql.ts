@@ -6,6 +6,7 @@
  *   step's messages (their seqs), guarded by the expected version, `status <> 'completed'` and, in queue
  *   mode, the lease owner;
  * - the messages' INSERT;
+ * - the commit's timeline rows (SQLite: `HookOutcomeStore.sqliteStatements`);
  * - on PostgreSQL, all of it and the commit's `pg_notify` as ONE statement (data-modifying CTEs): a single
  *   statement is its own transaction, so the update, the messages and the NOTIFY commit together or not at
  *   all, and NOTIFY is delivered only on commit — the same guarantees as BEGIN … COMMIT, in one round trip.
@@ -13,24 +14,13 @@
  *   inserted or notified.
  */
 import type { ObjectLiteral } from 'typeorm';
+import type { OperationEvent } from '../runtime/operation-events.port.js';
+import { SqlParams, type SqlStatement } from './sql-session.js';
+import { EVENTS_PER_NOTIFY } from './store-database.js';
 import type { StepCommit } from './step-commit.store.js';
 import { toStoredRunContext } from './run-context-snapshot.js';
 import type { EntityColumns } from './entity-columns.js';
 import type { MessageEntity } from './entities/message.entity.js';
-
-/** Positional parameters: `$n` on PostgreSQL, `?` (in order of appearance) on SQLite. */
-export class SqlParams {
-  readonly values: unknown[] = [];
-
-  constructor(private readonly postgres: boolean) {}
-
-  /** The placeholder of `value`; `cast` (PostgreSQL) where the statement gives no type to infer. */
-  bind(value: unknown, cast?: string): string {
-    this.values.push(value);
-    if (!this.postgres) return '?';
-    return cast ? `$${this.values.length}::${cast}` : `$${this.values.length}`;
-  }
-}
 
 export interface CommitTables {
   operations: string;
@@ -77,6 +67,23 @@ export function insertRowsSql<T extends ObjectLiteral>(params: SqlParams, table:
   return `INSERT INTO ${table} (${columns.names}) VALUES ${tuples.join(', ')}`;
 }
 
+/**
+ * SQLite: the messages' INSERT after the UPDATE, in its transaction: each `seq` taken from the counter the
+ * UPDATE moved (its last rows), as PostgreSQL's statement takes it from the updated row.
+ */
+function insertCommittedMessagesSql(params: SqlParams, operationId: string, plan: StepCommitPlan): string {
+  const { rows, messageColumns, tables } = plan;
+  const id = params.bind(operationId);
+  const tuples = rows.map((row, index) => {
+    const values = messageColumns.values(row);
+    const expressions = messageColumns.typesAndNames.map(({ name }, column) =>
+      name === 'seq' ? `(SELECT "message_seq" FROM ${tables.operations} WHERE "id" = ${id}) - ${rows.length - 1 - index}` : params.bind(values[column]),
+    );
+    return `(${expressions.join(', ')})`;
+  });
+  return `INSERT INTO ${tables.messages} (${messageColumns.names}) VALUES ${tuples.join(', ')}`;
+}
+
 /** PostgreSQL's cast of a parameter in a SELECT list (where no column gives it a type). */
 function castOf(type: string): string {
   if (type === 'boolean') return 'boolean';
@@ -92,6 +99,45 @@ export interface OneStatementCommit {
   rows: readonly MessageEntity[];
   channel: string;
   origin: string;
+  /** How many `message` events its own `pg_notify` carries (default: one per row). */
+  notifiedMessages?: number;
+}
+
+export interface StepCommitPlan extends OneStatementCommit {
+  /** SQLite: the timeline rows written in the commit's transaction (`StepCommit.timeline`). */
+  timeline: readonly SqlStatement[];
+  /** A `pg_notify` payload of this handle (`StoreDatabase.notifyPayload`). */
+  payload(events: readonly OperationEvent[]): string;
+}
+
+/**
+ * The statements of a step commit, the guarded UPDATE first (a guarded `SqlSession.batch`: when it matches no row
+ * nothing else is written). PostgreSQL: one statement, NOTIFY included — plus one `pg_notify` per further
+ * `EVENTS_PER_NOTIFY` message events of a commit too big for one payload (their version is the expected one
+ * + 1: the guard held). SQLite: the UPDATE, the messages' INSERT and the timeline rows.
+ */
+export function stepCommitStatements(dialect: 'sqlite' | 'postgres', input: StepCommit, now: string, plan: StepCommitPlan): SqlStatement[] {
+  const { rows } = plan;
+  if (dialect === 'postgres') {
+    const params = new SqlParams(true);
+    const notifiedMessages = Math.min(rows.length, EVENTS_PER_NOTIFY - 1);
+    const statements: SqlStatement[] = [{ sql: oneStatementCommitSql(params, input, now, { ...plan, notifiedMessages }), params: params.values }];
+    const version = input.expectedVersion + 1;
+    for (let start = notifiedMessages; start < rows.length; start += EVENTS_PER_NOTIFY) {
+      const count = Math.min(EVENTS_PER_NOTIFY, rows.length - start);
+      const events: OperationEvent[] = Array.from({ length: count }, () => ({ operationId: input.operationId, kind: 'message', version }));
+      statements.push({ sql: 'SELECT pg_notify($1, $2)', params: [plan.channel, plan.payload(events)] });
+    }
+    return statements;
+  }
+  const update = new SqlParams(false);
+  const statements: SqlStatement[] = [{ sql: updateOperationSql(update, plan.tables.operations, input, now), params: update.values }];
+  if (rows.length > 0) {
+    const insert = new SqlParams(false);
+    statements.push({ sql: insertCommittedMessagesSql(insert, input.operationId, plan), params: insert.values });
+  }
+  statements.push(...plan.timeline);
+  return statements;
 }
 
 /**
@@ -114,7 +160,8 @@ export function oneStatementCommitSql(params: SqlParams, input: StepCommit, now:
     parts.push(`, ins AS (INSERT INTO ${commit.tables.messages} (${messageColumns.names}) ${selects.join(' UNION ALL ')})`);
   }
   const events = [`json_build_object('operationId', op."id", 'kind', 'status', 'status', op."status", 'version', op."version")`];
-  for (let index = 0; index < rows.length; index++) events.push(`json_build_object('operationId', op."id", 'kind', 'message', 'version', op."version")`);
+  const notified = commit.notifiedMessages ?? rows.length;
+  for (let index = 0; index < notified; index++) events.push(`json_build_object('operationId', op."id", 'kind', 'message', 'version', op."version")`);
   const payload = `json_build_object('origin', ${params.bind(commit.origin, 'text')}, 'events', json_build_array(${events.join(', ')}))::text`;
   parts.push(` SELECT op.*, pg_notify(${params.bind(commit.channel, 'text')}, ${payload}) AS "notified" FROM op`);
   return parts.join('');

@@ -9,10 +9,8 @@
  * commit of the same operation waits, then finds the version moved and fails — returning the row after
  * it (nothing is read back), then the messages, whose seqs the UPDATE reserved on the row's counter. On
  * PostgreSQL the whole commit, NOTIFY included, is one statement (step-commit.sql.ts); on SQLite the same
- * statements in better-sqlite3's own transaction; with a failpoint set (tests) they run in a TypeORM
- * transaction, so the failpoint sits between the UPDATE and the messages.
+ * statements in one transaction. Both through the store's `SqlSession`, in one body.
  */
-import type { EntityManager } from 'typeorm';
 import type { OperationEvent } from '../runtime/operation-events.port.js';
 import type { StepPatch } from '../runtime/runtime-store.port.js';
 import { qualifiedTable } from './dialect.js';
@@ -20,15 +18,13 @@ import { EntityColumns } from './entity-columns.js';
 import { MessageEntity } from './entities/message.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { toMessageRow } from './message-writer.js';
-import { asQueryFailed } from './sql-errors.js';
 import { OperationNotFoundError, StaleOperationError } from './persistence-errors.js';
-import { plainQuery } from './plain-query.js';
 import { toMessageRecord, toOperationRecord } from './record-mappers.js';
 import type { HookOutcomeStore } from './hook-outcome.store.js';
 import type { MessageRecord, NewHookOutcome, NewMessage, NewToolMessage, OperationRecord } from './records.js';
 import { toStoredRunContext, type RunContextSource } from './run-context-snapshot.js';
-import { insertRowsSql, oneStatementCommitSql, SqlParams, updateOperationSql, type CommitTables } from './step-commit.sql.js';
-import { EVENTS_PER_NOTIFY, type StoreDatabase } from './store-database.js';
+import { stepCommitStatements, type CommitTables } from './step-commit.sql.js';
+import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
 /** The runtime's `StepPatch`; the run context may come unfiltered (stored through `toStoredRunContext`). */
@@ -66,21 +62,7 @@ export interface StepCommitResult {
 
 export type ToolResultPublish = Omit<StepCommit, 'messages'> & { message: NewToolMessage };
 
-/** Test and chaos seams: called between the writes of a commit; a throw must roll the commit back. */
-export interface StepCommitFailpoints {
-  /** After the operation's UPDATE, before the messages are written; `commit` says what is being committed. */
-  afterOperationUpdate?(operationId: string, commit: StepCommit): void | Promise<void>;
-}
-
-/**
- * The failpoints `RuntimeDatabase` gives its commit store: none in the module; a test replaces them with
- * `overrideProvider(STEP_COMMIT_FAILPOINTS)` to fail a real run between two writes of one commit.
- */
-export const STEP_COMMIT_FAILPOINTS = Symbol('nest-agent-hooks:StepCommitFailpoints');
-export const NO_STEP_COMMIT_FAILPOINTS: StepCommitFailpoints = Object.freeze({});
-
 export interface StepCommitOptions extends StoreOptions {
-  failpoints?: StepCommitFailpoints;
   /** Writes a commit's `timeline` rows inside its transaction (SQLite). */
   timeline?: HookOutcomeStore;
 }
@@ -97,9 +79,13 @@ export class StepCommitStore {
     this.db = database;
   }
 
-  /** Whether a commit's `timeline` rows are written in its transaction (SQLite, no failpoint set). */
+  /**
+   * Whether a commit's `timeline` rows are written in its transaction: on SQLite, where a statement more in
+   * the commit's transaction costs less than a transaction of its own; on PostgreSQL the commit is one
+   * statement and the timeline is flushed before it.
+   */
   get writesTimeline(): boolean {
-    return this.db.nativeSqlite && this.options.failpoints?.afterOperationUpdate === undefined && this.options.timeline !== undefined;
+    return this.db.dialect === 'sqlite' && this.options.timeline !== undefined;
   }
 
   /**
@@ -112,96 +98,29 @@ export class StepCommitStore {
       throw new TypeError("a step commit cannot complete an operation: use OperationStore.complete (exactly once)");
     }
     if (input.patch?.releaseLease === true && input.leaseOwner === undefined) throw new TypeError('a step commit releases only the lease it is fenced by: give its leaseOwner');
-    // A failpoint needs a point between two writes; a commit with more events than one NOTIFY carries is split.
-    const oneStatement =
-      this.db.dialect === 'postgres' && this.options.failpoints?.afterOperationUpdate === undefined && (input.messages?.length ?? 0) < EVENTS_PER_NOTIFY;
-    if (input.timeline !== undefined && input.timeline.length > 0 && !this.writesTimeline) throw new TypeError('this commit store writes no timeline rows: see writesTimeline');
-    if (oneStatement) return this.commitInOneStatement(input);
-    if (this.db.nativeSqlite && this.options.failpoints?.afterOperationUpdate === undefined) return this.commitOnSqlite(input);
-    return this.commitInTransaction(input);
+    const timeline = input.timeline ?? [];
+    if (timeline.length > 0 && !this.writesTimeline) throw new TypeError('this commit store writes no timeline rows: see writesTimeline');
+    return this.commitChecked(input, timeline);
   }
 
-  /**
-   * SQLite: the same statements in better-sqlite3's own synchronous transaction, prepared once, inside
-   * the store gate (no other store statement can interleave; nothing is awaited between BEGIN and COMMIT).
-   */
-  private async commitOnSqlite(input: StepCommit): Promise<StepCommitResult> {
-    const committed = await this.db.runNative((native) => {
-      const now = nowIso(this.options);
-      const { operationId } = input;
-      const tables = this.tables();
-      const update = new SqlParams(false);
-      const updateSql = updateOperationSql(update, tables.operations, input, now);
-      const rows = (input.messages ?? []).map((message) => toMessageRow(operationId, 0, message, now));
-      let sql = updateSql;
-      try {
-        return native.inTransaction(() => {
-          const raw = native.prepared(updateSql).get(update.values);
-          if (!raw) return undefined;
-          const done = this.committed(input, now, raw, rows);
-          if (rows.length > 0) {
-            const insert = new SqlParams(false);
-            sql = insertRowsSql(insert, tables.messages, this.columns().messages, rows);
-            native.prepared(sql).run(insert.values);
-          }
-          if (input.timeline !== undefined) this.options.timeline?.writeOnSqlite(native, input.timeline);
-          return done;
-        });
-      } catch (error) {
-        throw asQueryFailed(sql, error);
-      }
-    });
-    // Refused: why, in a turn of its own (as on PostgreSQL).
-    if (!committed) throw await this.db.run((manager) => this.refusal(manager, input));
-    // Out after the commit (and after the gate's turn), as `transaction` does.
-    this.db.committedAlone(commitEvents(committed));
-    return committed;
-  }
-
-  /** PostgreSQL: UPDATE, INSERT and NOTIFY as one statement (its own transaction; step-commit.sql.ts). */
-  private async commitInOneStatement(input: StepCommit): Promise<StepCommitResult> {
+  private async commitChecked(input: StepCommit, timeline: readonly NewHookOutcome[]): Promise<StepCommitResult> {
     const now = nowIso(this.options);
-    const { operationId } = input;
-    const messages = input.messages ?? [];
-    const rows = messages.map((message) => toMessageRow(operationId, 0, message, now));
-    const params = new SqlParams(true);
-    const sql = oneStatementCommitSql(params, input, now, {
+    const rows = (input.messages ?? []).map((message) => toMessageRow(input.operationId, 0, message, now));
+    const statements = stepCommitStatements(this.db.dialect, input, now, {
       tables: this.tables(),
       messageColumns: this.columns().messages,
       rows,
       channel: this.db.eventsChannel,
       origin: this.db.origin,
+      timeline: timeline.length > 0 ? this.options.timeline!.sqliteStatements(timeline) : [],
+      payload: (events) => this.db.notifyPayload(events),
     });
-    const result = await this.db.run((manager) => plainQuery(manager, sql, params.values));
-    const raw = result.records[0] as Record<string, unknown> | undefined;
-    if (!raw) throw await this.db.run((manager) => this.refusal(manager, input));
+    const raw = await this.db.session.batch(statements, { guarded: true });
+    if (!raw) throw await this.refusal(input);
     const committed = this.committed(input, now, raw, rows);
+    // Out after the commit, never for a rollback (DESIGN §4); on PostgreSQL the statement notified the others.
     this.db.committedAlone(commitEvents(committed));
     return committed;
-  }
-
-  /** One transaction: the UPDATE, the failpoint, the INSERT; events (and on PostgreSQL the NOTIFY) with the commit. */
-  private commitInTransaction(input: StepCommit): Promise<StepCommitResult> {
-    const postgres = this.db.dialect === 'postgres';
-    return this.db.transaction(async (manager, events) => {
-      const now = nowIso(this.options);
-      const { operationId } = input;
-      const tables = this.tables();
-      const update = new SqlParams(postgres);
-      const result = await plainQuery(manager, updateOperationSql(update, tables.operations, input, now), update.values);
-      const raw = result.records[0] as Record<string, unknown> | undefined;
-      if (!raw) throw await this.refusal(manager, input);
-      await this.options.failpoints?.afterOperationUpdate?.(operationId, input);
-      const rows = (input.messages ?? []).map((message) => toMessageRow(operationId, 0, message, now));
-      const committed = this.committed(input, now, raw, rows);
-      if (rows.length > 0) {
-        const insert = new SqlParams(postgres);
-        await plainQuery(manager, insertRowsSql(insert, tables.messages, this.columns().messages, rows), insert.values);
-      }
-      // Out after the commit, never for a rollback (DESIGN §4).
-      for (const event of commitEvents(committed)) events.publish(event);
-      return committed;
-    });
   }
 
   /** The committed operation from its returned row (and `base`); `rows` get their seqs (the counter's last ones). */
@@ -217,9 +136,9 @@ export class StepCommitStore {
   }
 
   /** Why the guarded UPDATE matched no row: the operation moved on, or there is none. */
-  private async refusal(manager: EntityManager, input: StepCommit): Promise<Error> {
-    const exists = await manager.existsBy(OperationEntity, { id: input.operationId });
-    return exists ? new StaleOperationError(input.operationId, input.expectedVersion) : new OperationNotFoundError(input.operationId);
+  private async refusal(input: StepCommit): Promise<Error> {
+    const found = await this.db.query(`SELECT 1 AS "found" FROM ${this.tables().operations} WHERE "id" = $1`, [input.operationId]);
+    return found.records.length > 0 ? new StaleOperationError(input.operationId, input.expectedVersion) : new OperationNotFoundError(input.operationId);
   }
 
   private tables(): CommitTables {

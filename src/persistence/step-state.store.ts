@@ -319,8 +319,7 @@ export class StepStateStore {
   private statements(): Statements {
     if (!this.sql) {
       const source = this.db.dataSource;
-      const postgres = this.db.dialect === 'postgres';
-      const param = postgres ? '$1' : '?';
+      const param = '$1';
       const operations = qualifiedTable(source, 'agent_hooks_operations');
       const columns = this.entityColumns();
       const messages = `SELECT ${columns.messages.names} FROM ${qualifiedTable(source, 'agent_hooks_messages')} WHERE "operation_id" = ${param}`;
@@ -328,7 +327,7 @@ export class StepStateStore {
         probe: `SELECT "version", "message_seq" FROM ${operations} WHERE "id" = ${param}`,
         operation: `SELECT ${columns.operations.names} FROM ${operations} WHERE "id" = ${param}`,
         messages: `${messages} ORDER BY "seq" ASC`,
-        messagesAfter: `${messages} AND "seq" > ${postgres ? '$2' : '?'} ORDER BY "seq" ASC`,
+        messagesAfter: `${messages} AND "seq" > $2 ORDER BY "seq" ASC`,
       };
     }
     return this.sql;

@@ -1,13 +1,9 @@
 /**
- * How every store reaches the database. On PostgreSQL each transaction gets its own pooled connection, so
- * this only forwards. SQLite (better-sqlite3) is one synchronous connection that TypeORM shares between
- * all callers: a second `transaction()` started while one is open becomes a SAVEPOINT inside it, and a
- * plain statement issued meanwhile joins it — one caller's rollback would undo another's committed work.
- * So on SQLite every store call takes its turn through one FIFO gate per handle, shared by all the stores
- * built on it: `RuntimeDatabase` creates one handle when it opens the DataSource and builds every store on
- * it (`createRuntimeStores`). better-sqlite3 runs statements synchronously anyway, so the gate costs no
- * parallelism. Work passed in must use the given `EntityManager` only, never another store (re-entering
- * the gate would wait for itself).
+ * How every store reaches the database: a `SqlSession` (`sql-session.ts`) for the hand-written statements,
+ * and TypeORM's entity manager for the less frequent paths, both taking their turns through the session's
+ * gate (on SQLite one connection serves every caller: a transaction begun while another is open would nest,
+ * and one caller's rollback would undo another's work). Work passed in must use what it is given only,
+ * never another store (re-entering the gate would wait for itself).
  *
  * It is also where committed changes become events (DESIGN §4): work publishes what it changed through the
  * `CommitEvents` it is given; the events reach `committed$` only once the work committed (never for a
@@ -18,10 +14,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { OperationEvent } from '../runtime/operation-events.port.js';
-import { asQueryFailed } from './sql-errors.js';
 import { dialectOf, qualifiedTable, schemaOf, type SqlDialect } from './dialect.js';
-import { NativeSqliteStatements, runStatement } from './native-sqlite.js';
-import { plainQuery, type PlainResult } from './plain-query.js';
+import { openSqlSession } from './driver-sessions.js';
+import { NO_SQL_SESSION_WRAPPER, type SqlResult, type SqlSession, type SqlSessionWrapper } from './sql-session.js';
+import { SqlParams } from './sql-session.js';
 
 /** The PostgreSQL channel of operation events in the default schema (`LISTEN agent_hooks_events`). */
 export const OPERATION_EVENTS_CHANNEL = 'agent_hooks_events';
@@ -55,22 +51,20 @@ export const EVENTS_PER_NOTIFY = 40;
 
 export class StoreDatabase {
   readonly dialect: SqlDialect;
-  /** SQLite through better-sqlite3, whose own handle `runNative` uses (a host's other SQLite drivers go through TypeORM). */
-  readonly nativeSqlite: boolean;
+  /** The hand-written statements' way to the driver (wrapped in tests: `SQL_SESSION_WRAPPER`). */
+  readonly session: SqlSession;
   /** Names this database handle in the events it notifies, so its own listener can skip them. */
   readonly origin = randomUUID();
   /** The NOTIFY channel of this schema's operation events (`eventsChannelOf`). */
   readonly eventsChannel: string;
   private readonly committed = new Subject<OperationEvent>();
-  /** The end of the SQLite queue; each call chains onto it. */
-  private tail: Promise<unknown> = Promise.resolve();
-  /** Calls in the SQLite queue, running or waiting: none means a synchronous call may run at once. */
-  private queued = 0;
-  private nativeStatements: NativeSqliteStatements | undefined;
 
-  constructor(readonly dataSource: DataSource) {
+  constructor(
+    readonly dataSource: DataSource,
+    wrap: SqlSessionWrapper = NO_SQL_SESSION_WRAPPER,
+  ) {
     this.dialect = dialectOf(dataSource);
-    this.nativeSqlite = dataSource.options.type === 'better-sqlite3';
+    this.session = wrap(openSqlSession(dataSource));
     this.eventsChannel = eventsChannelOf(dataSource);
   }
 
@@ -79,11 +73,11 @@ export class StoreDatabase {
     return this.committed.asObservable();
   }
 
-  /** Runs `work` in one transaction: everything it writes commits together or not at all. */
+  /** Runs `work` in one TypeORM transaction: everything it writes commits together or not at all. */
   async transaction<T>(work: (manager: EntityManager, events: CommitEvents) => Promise<T>): Promise<T> {
     const pending: OperationEvent[] = [];
     const events: CommitEvents = { publish: (event) => void pending.push(event) };
-    const result = await this.exclusive(() =>
+    const result = await this.session.exclusive(() =>
       this.dataSource.transaction(async (manager) => {
         const value = await work(manager, events);
         await this.notify(manager, pending);
@@ -99,47 +93,23 @@ export class StoreDatabase {
    * events: a change that others must hear of runs in `transaction`, so its NOTIFY commits with it.
    */
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.exclusive(() => work(this.dataSource.manager));
+    return this.session.exclusive(() => work(this.dataSource.manager));
+  }
+
+  /** One hand-written statement (`$n` placeholders) outside a transaction, and its rows. */
+  query(sql: string, params: readonly unknown[]): Promise<SqlResult> {
+    return this.session.query(sql, params);
+  }
+
+  /** Parameters for a statement built here: `$n` placeholders, casts where PostgreSQL needs one. */
+  params(): SqlParams {
+    return new SqlParams(this.dialect === 'postgres');
   }
 
   /**
-   * SQLite only: `work` on better-sqlite3's own handle and prepared statements (`native-sqlite.ts`), in the
-   * gate's order. It is synchronous, so nothing can interleave with it: when nothing is queued it runs at
-   * once, without waiting for a turn.
-   */
-  runNative<T>(work: (native: NativeSqliteStatements) => T): Promise<T> {
-    if (!this.nativeSqlite) throw new TypeError('runNative is for better-sqlite3');
-    const native = (this.nativeStatements ??= new NativeSqliteStatements(this.dataSource));
-    if (this.queued === 0) {
-      try {
-        return Promise.resolve(work(native));
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    }
-    return this.exclusive(async () => work(native));
-  }
-
-  /**
-   * One hand-written statement outside a transaction and its rows (`RETURNING` rows included): on SQLite a
-   * prepared statement of the native handle (TypeORM's query runner costs more than the statement),
-   * on PostgreSQL `plainQuery` on the pool.
-   */
-  query(sql: string, params: readonly unknown[]): Promise<PlainResult> {
-    if (this.dialect === 'postgres') return plainQuery(this.dataSource.manager, sql, params);
-    if (!this.nativeSqlite) return this.run((manager) => plainQuery(manager, sql, params));
-    return this.runNative((native) => {
-      try {
-        return runStatement(native, sql, params);
-      } catch (error) {
-        throw asQueryFailed(sql, error);
-      }
-    });
-  }
-
-  /**
-   * The events of a change committed by one statement that sent its own `pg_notify` (a step commit on
-   * PostgreSQL, step-commit.sql.ts): published to `committed$` here, as `transaction` does after its commit.
+   * The events of a change committed by the session (a step commit, an operation's creation or terminal
+   * transition): published to `committed$` here, as `transaction` does after its commit. On PostgreSQL the
+   * statement sent its own `pg_notify`.
    */
   committedAlone(events: readonly OperationEvent[]): void {
     this.emit(events);
@@ -166,17 +136,5 @@ export class StoreDatabase {
 
   private emit(events: readonly OperationEvent[]): void {
     for (const event of events) this.committed.next(event);
-  }
-
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') return work();
-    this.queued++;
-    const turn = this.tail.then(work);
-    // The queue goes on whether this call succeeds or fails; its caller sees its own result.
-    this.tail = turn.then(
-      () => void this.queued--,
-      () => void this.queued--,
-    );
-    return turn;
   }
 }

@@ -83,6 +83,28 @@ export class RunFailedError extends Error {
   }
 }
 
+/** A store refused a commit: another writer changed the operation first (optimistic versioning), or it is completed, or the lease moved on. */
+export class StaleOperationError extends Error {
+  override readonly name = 'StaleOperationError';
+  readonly code = 'stale_operation';
+
+  constructor(
+    readonly operationId: string,
+    readonly expectedVersion: number,
+  ) {
+    super(`operation ${operationId} is no longer at version ${expectedVersion} (changed by another writer, completed, or its lease is held by another worker)`);
+  }
+}
+
+export class OperationNotFoundError extends Error {
+  override readonly name = 'OperationNotFoundError';
+  readonly code = 'operation_not_found';
+
+  constructor(readonly operationId: string) {
+    super(`operation ${operationId} does not exist`);
+  }
+}
+
 /** No operation with this id (HTTP 404). */
 export class UnknownOperationError extends Error {
   override readonly name = 'UnknownOperationError';

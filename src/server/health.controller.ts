@@ -1,6 +1,6 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { HookReadinessWatcher } from '../hooks/hook-readiness.watcher.js';
-import { RuntimeDatabase } from '../persistence/runtime-database.js';
+import { DATABASE_MAINTENANCE, type DatabaseMaintenance } from '../runtime/database-maintenance.port.js';
 import { RedisReadiness } from './ops/redis-readiness.js';
 
 /** Liveness: the process answers and every hook is bound. */
@@ -8,7 +8,7 @@ import { RedisReadiness } from './ops/redis-readiness.js';
 export class HealthController {
   constructor(
     private readonly readiness: HookReadinessWatcher,
-    private readonly database: RuntimeDatabase,
+    @Inject(DATABASE_MAINTENANCE) private readonly database: DatabaseMaintenance,
     private readonly redis: RedisReadiness,
   ) {}
 
@@ -23,8 +23,7 @@ export class HealthController {
   async ready(): Promise<{ status: 'ok' }> {
     await this.readiness.waitUntilReady();
     try {
-      const { dataSource } = await this.database.stores();
-      await dataSource.query('SELECT 1');
+      await this.database.ping();
     } catch (error) {
       throw new ServiceUnavailableException(`the database does not answer (${error instanceof Error ? error.name : typeof error})`);
     }

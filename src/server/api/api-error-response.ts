@@ -5,9 +5,10 @@
  */
 import { HttpException } from '@nestjs/common';
 import { CriticalHookDeliveryError, HookConfigurationError } from '../../hooks/hook-errors.js';
-import { OperationNotFoundError, StaleOperationError } from '../../persistence/persistence-errors.js';
 import {
   AlreadyCompletedError,
+  OperationNotFoundError,
+  StaleOperationError,
   IdempotencyKeyReusedError,
   InterventionNotPendingError,
   InvalidEditedArgumentsError,

@@ -4,9 +4,8 @@
  * running and waiting ones are never touched). Off unless started. One purge at a time; the timer never
  * keeps the process alive, and shutdown waits for a purge in progress before the database closes.
  */
-import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
-import type { PurgeCounts } from '../../persistence/retention.store.js';
-import { RuntimeDatabase } from '../../persistence/runtime-database.js';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { DATABASE_MAINTENANCE, type DatabaseMaintenance, type PurgeCounts } from '../../runtime/database-maintenance.port.js';
 
 export interface RetentionSchedule {
   olderThanMs: number;
@@ -23,7 +22,7 @@ export class RetentionScheduler implements BeforeApplicationShutdown {
   private schedule: RetentionSchedule | undefined;
   private stopped = false;
 
-  constructor(private readonly database: RuntimeDatabase) {}
+  constructor(@Inject(DATABASE_MAINTENANCE) private readonly database: DatabaseMaintenance) {}
 
   /** Starts purging now and every `everyMs`. Calling it again replaces the schedule. */
   start(schedule: RetentionSchedule): void {
@@ -56,8 +55,7 @@ export class RetentionScheduler implements BeforeApplicationShutdown {
   private async purge(schedule: RetentionSchedule): Promise<PurgeCounts | undefined> {
     const cutoff = new Date((schedule.clock?.() ?? new Date()).getTime() - schedule.olderThanMs);
     try {
-      const { retention } = await this.database.stores();
-      const counts = await retention.purgeCompletedBefore(cutoff);
+      const counts = await this.database.purgeCompletedBefore(cutoff);
       if (counts.operations > 0) {
         this.logger.log(
           `purged ${counts.operations} operations completed before ${cutoff.toISOString()} (${counts.messages} messages, ${counts.hookOutcomes} timeline rows, ` +

@@ -11,6 +11,7 @@ import { openAgentHooksDataSource } from '../../../src/persistence/open-data-sou
 import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import { createRuntimeStores } from '../../../src/persistence/runtime-stores.js';
 import { RetentionScheduler } from '../../../src/server/ops/retention-scheduler.js';
+import { SqlDatabaseMaintenance } from '../../../src/persistence/sql-database-maintenance.js';
 import { rowsOf, seedOperation, NO_ROWS } from './retention-seed.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -26,11 +27,11 @@ let handle: StoreDatabase;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agent-hooks-retention-'));
   dataSource = await openAgentHooksDataSource(`sqlite:${join(dir, 'db.sqlite')}`);
-  // The scheduler only needs the runtime database's `stores()`: its retention store.
+  // The scheduler's port, as the module binds it: over the runtime database's `stores()`.
   const stores = createRuntimeStores(dataSource);
   handle = stores.database;
   const database = { stores: async () => stores } as unknown as RuntimeDatabase;
-  scheduler = new RetentionScheduler(database);
+  scheduler = new RetentionScheduler(new SqlDatabaseMaintenance(database));
 });
 
 afterEach(async () => {

@@ -6,7 +6,7 @@
  */
 import { OperationStore } from '../../../src/persistence/operation.store.js';
 import { createRuntimeStores, type RuntimeStores } from '../../../src/persistence/runtime-stores.js';
-import { TypeOrmOperationReads } from '../../../src/persistence/typeorm-operation-reads.js';
+import { SqlOperationReads } from '../../../src/persistence/sql-operation-reads.js';
 import type { OperationListQuery, OperationReadPort, OperationSummary } from '../../../src/runtime/operation-read.port.js';
 import { driverSuites, runtimeDatabaseOver, useTestDatabase } from './test-databases.js';
 
@@ -24,7 +24,7 @@ describeEachDriver('DESIGN §7 list at the read port on %s', (driver) => {
 
   beforeAll(() => {
     stores = createRuntimeStores(db.dataSource);
-    reads = new TypeOrmOperationReads(runtimeDatabaseOver(stores));
+    reads = new SqlOperationReads(runtimeDatabaseOver(stores));
   });
 
   afterAll(async () => {

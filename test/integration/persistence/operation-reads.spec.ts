@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRuntimeStores, type RuntimeStores } from '../../../src/persistence/runtime-stores.js';
-import { TypeOrmOperationReads } from '../../../src/persistence/typeorm-operation-reads.js';
+import { SqlOperationReads } from '../../../src/persistence/sql-operation-reads.js';
 import type { OperationReadPort } from '../../../src/runtime/operation-read.port.js';
 import { driverSuites, runtimeDatabaseOver, useTestDatabase } from './test-databases.js';
 
@@ -21,7 +21,7 @@ describeEachDriver('DESIGN §2 the read port (OPERATION_READER) on %s', (driver)
 
   beforeAll(() => {
     stores = createRuntimeStores(db.dataSource);
-    reads = new TypeOrmOperationReads(runtimeDatabaseOver(stores));
+    reads = new SqlOperationReads(runtimeDatabaseOver(stores));
   });
 
   afterAll(async () => {
@@ -80,7 +80,7 @@ describeEachDriver('DESIGN §2 the read port (OPERATION_READER) on %s', (driver)
     expect(count('completed', 'done')).toBe(1);
     expect(count('running')).toBeGreaterThanOrEqual(4);
     expect(counts.every((row) => typeof row.count === 'number' && (row.status === 'completed') === (row.reason !== undefined))).toBe(true);
-    await expect(new TypeOrmOperationReads(runtimeDatabaseOver(stores, false)).operationCounts()).resolves.toBeUndefined();
+    await expect(new SqlOperationReads(runtimeDatabaseOver(stores, false)).operationCounts()).resolves.toBeUndefined();
   });
 
   it('F4: operations ended by a tool or token budget are counted by the limit reached (their error type), others never', async () => {

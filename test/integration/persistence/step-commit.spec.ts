@@ -7,9 +7,11 @@ import { MessageStore } from '../../../src/persistence/message.store.js';
 import { OperationLeaseStore } from '../../../src/persistence/operation-lease.store.js';
 import { OperationStore } from '../../../src/persistence/operation.store.js';
 import { OperationNotFoundError, StaleOperationError } from '../../../src/persistence/persistence-errors.js';
-import { StepCommitStore, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
+import type { SqlStatement } from '../../../src/persistence/sql-session.js';
+import { StepCommitStore } from '../../../src/persistence/step-commit.store.js';
 import { HookOutcomeStore } from '../../../src/persistence/hook-outcome.store.js';
 import type { NewHookOutcome, NewToolMessage } from '../../../src/persistence/records.js';
+import { insertsMessage, StatementFailpoint, updatesOperation } from './statement-failpoint.js';
 import { driverSuites, useTestDatabase } from './test-databases.js';
 
 const describeEachDriver = await driverSuites();
@@ -23,8 +25,9 @@ const toolMessage = (content: string, toolCallId = 'call-1'): NewToolMessage => 
 });
 
 describeEachDriver('step commits on %s', (driver) => {
-  const db = useTestDatabase(driver);
-  const failpoints: StepCommitFailpoints = {};
+  // The production statements, failed after the operation's UPDATE ran (before its transaction commits).
+  const failpoint = new StatementFailpoint();
+  const db = useTestDatabase(driver, { wrapSession: failpoint.wrap });
   let operations: OperationStore;
   let messages: MessageStore;
   let commits: StepCommitStore;
@@ -33,13 +36,11 @@ describeEachDriver('step commits on %s', (driver) => {
   beforeAll(() => {
     operations = new OperationStore(db.handle);
     messages = new MessageStore(db.handle);
-    commits = new StepCommitStore(db.handle, { failpoints });
+    commits = new StepCommitStore(db.handle);
     leases = new OperationLeaseStore(db.handle);
   });
 
-  afterEach(() => {
-    delete failpoints.afterOperationUpdate;
-  });
+  afterEach(() => failpoint.clear());
 
   const newOperation = async () => (await operations.create({ agentId: 'a', prompt: 'go', runContext: { userId: 'u' } })).operation;
 
@@ -109,10 +110,13 @@ describeEachDriver('step commits on %s', (driver) => {
     expect((await operations.get(operation.id))!).toMatchObject({ version: 2, stepIndex: winner + 1 });
   });
 
-  it('publishes nothing when a failure strikes between the operation update and the message insert', async () => {
+  it.each([
+    ['after the operation update', (statement: SqlStatement, id: string) => updatesOperation(statement, id)],
+    ['after the message insert (the last write)', (statement: SqlStatement, id: string) => insertsMessage(statement, 'tool') && statement.params.includes(id)],
+  ])('publishes nothing when a failure strikes %s, before the commit', async (_point, strikes) => {
     const operation = await newOperation();
-    failpoints.afterOperationUpdate = () => {
-      throw new Error('injected: the process died mid-publish');
+    failpoint.afterStatement = (statement) => {
+      if (strikes(statement, operation.id)) throw new Error('injected: the process died mid-publish');
     };
     await expect(
       commits.publishToolResult({ operationId: operation.id, expectedVersion: 1, message: toolMessage('must not appear'), patch: { stepIndex: 5, usage: { inputTokens: 9, outputTokens: 9, costUsd: 9 } } }),
@@ -122,7 +126,7 @@ describeEachDriver('step commits on %s', (driver) => {
     expect((await messages.list(operation.id)).map((message) => message.content)).toEqual(['go']);
 
     // The retry at the same version goes through: nothing half-written blocks it.
-    delete failpoints.afterOperationUpdate;
+    failpoint.clear();
     const retried = await commits.publishToolResult({ operationId: operation.id, expectedVersion: 1, message: toolMessage('published once'), patch: { stepIndex: 5 } });
     expect(retried.operation.version).toBe(2);
     expect((await messages.list(operation.id)).map((message) => message.content)).toEqual(['go', 'published once']);
@@ -147,8 +151,8 @@ describeEachDriver('step commits on %s', (driver) => {
     const bystander = await newOperation();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    failpoints.afterOperationUpdate = async (operationId) => {
-      if (operationId !== doomed.id) return;
+    failpoint.afterStatement = async (statement) => {
+      if (!updatesOperation(statement, doomed.id)) return;
       await gate;
       throw new Error('injected rollback');
     };

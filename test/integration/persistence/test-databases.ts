@@ -6,6 +6,7 @@
  */
 import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
 import type { RuntimeStores } from '../../../src/persistence/runtime-stores.js';
+import type { SqlSessionWrapper } from '../../../src/persistence/sql-session.js';
 import { StoreDatabase } from '../../../src/persistence/store-database.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -106,7 +107,8 @@ export interface TestDatabase {
 }
 
 /** Opens a fresh database for the enclosing `describe` (beforeAll) and removes it (afterAll). */
-export function useTestDatabase(driver: DriverName, settings: { migrate?: boolean } = {}): TestDatabase {
+/** `wrapSession`: the handle's SQL session as the runtime's is in a test that overrides `SQL_SESSION_WRAPPER`. */
+export function useTestDatabase(driver: DriverName, settings: { migrate?: boolean; wrapSession?: SqlSessionWrapper } = {}): TestDatabase {
   let dataSource: DataSource | undefined;
   let handle: StoreDatabase | undefined;
   let option = '';
@@ -123,7 +125,7 @@ export function useTestDatabase(driver: DriverName, settings: { migrate?: boolea
       option = postgresDatabaseOption(schema);
     }
     dataSource = await openAgentHooksDataSource(option, { migrate: settings.migrate ?? true });
-    handle = new StoreDatabase(dataSource);
+    handle = new StoreDatabase(dataSource, settings.wrapSession);
   });
 
   afterAll(async () => {

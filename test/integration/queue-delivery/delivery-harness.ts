@@ -14,7 +14,7 @@ import type { HookOutcomeRecord } from '../../../src/hooks/hook-outcome.js';
 import { CALLER_HOOK_VALIDATOR, HOOK_OUTCOME_SINK, WEBHOOK_DELIVERY } from '../../../src/hooks/hook-ports.js';
 import { HookRegistry } from '../../../src/hooks/hook-registry.js';
 import { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
-import { NO_STEP_COMMIT_FAILPOINTS, STEP_COMMIT_FAILPOINTS } from '../../../src/persistence/step-commit.store.js';
+import { NO_SQL_SESSION_WRAPPER, SQL_SESSION_WRAPPER } from '../../../src/persistence/sql-session.js';
 import { TimelineSink } from '../../../src/persistence/timeline-sink.js';
 import { QUEUED_DELIVERY_OPTIONS, resolveDeliverySettings, type QueuedDeliveryOptions } from '../../../src/queue/delivery/delivery-settings.js';
 import { DELIVERY_WORKER_PROVIDERS, QUEUED_DELIVERY_PROVIDERS } from '../../../src/queue/delivery/queued-delivery.providers.js';
@@ -58,7 +58,7 @@ export async function bootDelivery(options: HarnessOptions): Promise<DeliveryHar
     ...(options.timeline ? { database: 'sqlite::memory:' } : {}),
   };
   const sink = options.timeline
-    ? [RuntimeDatabase, { provide: STEP_COMMIT_FAILPOINTS, useValue: NO_STEP_COMMIT_FAILPOINTS }, TimelineSink, { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink }]
+    ? [RuntimeDatabase, { provide: SQL_SESSION_WRAPPER, useValue: NO_SQL_SESSION_WRAPPER }, TimelineSink, { provide: HOOK_OUTCOME_SINK, useExisting: TimelineSink }]
     : [{ provide: HOOK_OUTCOME_SINK, useValue: { record: (record: HookOutcomeRecord) => records.push(record) } }];
   const moduleRef = await Test.createTestingModule({
     providers: [

@@ -153,6 +153,15 @@ describe("database: 'host' misconfigured", () => {
     expect((error as Error).message).not.toContain('OperationEntity');
   });
 
+  it('a driver other than better-sqlite3 or postgres: first use fails naming the supported drivers', async () => {
+    // A real TypeORM DataSource of a driver we do not run on (capacitor needs no package, only its handle).
+    const unsupported = new DataSource({ type: 'capacitor', database: 'host.db', driver: {} } as never);
+    app = await bootRuntime({ config: CONFIG, database: 'host', providers: [Clock, { provide: DataSource, useValue: unsupported }] });
+    const error = await rejectionOf(app.runtime.execAgent({ agentId: 'assistant', prompt: 'What time is it?' }));
+    expect(error).toBeInstanceOf(DatabaseConfigError);
+    expect((error as Error).message).toMatch(/'capacitor' driver.*'better-sqlite3' and 'postgres'/);
+  });
+
   it('an uninitialized DataSource: first use fails; we do not open the host\'s DataSource for it', async () => {
     host = await openHostDatabase('sqlite');
     await host.dataSource.destroy();

@@ -16,7 +16,8 @@ import { OperationEventsService } from '../../../src/persistence/operation-event
 import { OperationWaitStore } from '../../../src/persistence/operation-wait.store.js';
 import { OperationStore } from '../../../src/persistence/operation.store.js';
 import type { RuntimeDatabase } from '../../../src/persistence/runtime-database.js';
-import { StepCommitStore, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
+import { StepCommitStore } from '../../../src/persistence/step-commit.store.js';
+import { StatementFailpoint, updatesOperation } from '../persistence/statement-failpoint.js';
 import { openAgentHooksDataSource } from '../../../src/persistence/open-data-source.js';
 import type { OperationEvent, OperationEventSignal } from '../../../src/runtime/operation-events.port.js';
 import { driverSuites, dropSchema, postgresDatabaseOption, uniqueSchemaName, useTestDatabase } from '../persistence/test-databases.js';
@@ -44,8 +45,8 @@ function record(service: OperationEventsService) {
 const brief = (events: OperationEvent[]) => events.map((e) => [e.kind, e.status ?? null, e.version ?? null].join(':'));
 
 describeEachDriver('operation events on %s', (driver) => {
-  const db = useTestDatabase(driver);
-  const failpoints: StepCommitFailpoints = {};
+  const failpoint = new StatementFailpoint();
+  const db = useTestDatabase(driver, { wrapSession: failpoint.wrap });
   /** PostgreSQL: a second DataSource on the same schema, with its own listener (another process, to the database). */
   let other: DataSource | undefined;
   /** The other side's one store handle: its stores commit through it, its listener skips its own NOTIFYs by it. */
@@ -62,7 +63,7 @@ describeEachDriver('operation events on %s', (driver) => {
 
   beforeAll(async () => {
     operations = new OperationStore(db.handle);
-    commits = new StepCommitStore(db.handle, { failpoints });
+    commits = new StepCommitStore(db.handle);
     waits = new OperationWaitStore(db.handle);
     here = eventsOn(db.handle);
     local = record(here);
@@ -76,9 +77,7 @@ describeEachDriver('operation events on %s', (driver) => {
     }
   });
 
-  afterEach(() => {
-    delete failpoints.afterOperationUpdate;
-  });
+  afterEach(() => failpoint.clear());
 
   afterAll(async () => {
     local?.stop();
@@ -121,11 +120,11 @@ describeEachDriver('operation events on %s', (driver) => {
 
   it('DESIGN §4 events: a rolled-back transaction publishes nothing, here or elsewhere', async () => {
     const { id } = await newOperation();
-    failpoints.afterOperationUpdate = () => {
-      throw new Error('failpoint: between the operation update and the messages');
+    failpoint.afterStatement = (statement) => {
+      if (updatesOperation(statement, id)) throw new Error('failpoint: after the operation update, before its commit');
     };
     await expect(commits.commit({ operationId: id, expectedVersion: 1, messages: [{ role: 'assistant', content: 'lost' }], patch: { stepIndex: 1 } })).rejects.toThrow('failpoint');
-    delete failpoints.afterOperationUpdate;
+    failpoint.clear();
     // A failed compare-and-set (stale version) publishes nothing either.
     await expect(commits.commit({ operationId: id, expectedVersion: 7, patch: { stepIndex: 1 } })).rejects.toThrow();
     expect(await operations.complete(id, 'done')).toBe(true);

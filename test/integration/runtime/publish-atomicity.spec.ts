@@ -1,14 +1,17 @@
 /**
- * SPEC P1/P6 "atomic publish and rollback", at runtime level: a real run whose commit fails between the
- * operation's UPDATE and the message INSERT (the `STEP_COMMIT_FAILPOINTS` seam). Whatever result control
- * decided, nothing of the failed commit is visible — no message row, no version or step change — and the
- * operation ends with reason `error`, `onError` carrying the failure. On a SQLite file and on PostgreSQL.
+ * SPEC P1/P6 "atomic publish and rollback", at runtime level: a real run whose step commit fails after its
+ * production statement that writes the message ran, before that commit's transaction commits (the
+ * `StatementFailpoint` wrapper around the stores' SQL session: the UPDATE and the INSERT have both run on
+ * SQLite; PostgreSQL's one statement has run whole). Whatever result control decided, nothing of the failed
+ * commit is visible — no message row, no version or step change — and the operation ends with reason
+ * `error`, `onError` carrying the failure. On a SQLite file and on PostgreSQL.
  */
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AfterToolCallEvent, OnErrorEvent } from '../../../src/index.js';
-import type { StepCommit, StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
+import type { SqlStatement } from '../../../src/persistence/sql-session.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
+import { insertsMessage, StatementFailpoint, stepCommitOf } from '../persistence/statement-failpoint.js';
 import { DATABASE_URL, driverSuites, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
 import { bootRuntime, guardUnhandledRejections, pointsOf, rejectionOf, TERMINAL_POINTS, within, type RuntimeApp } from './runtime-test-kit.js';
 import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
@@ -41,20 +44,32 @@ class Clock {
   }
 }
 
-/** Fails the next commit that `matches`; remembers what it interrupted. */
-class FailNextCommit implements StepCommitFailpoints {
-  matches: ((commit: StepCommit) => boolean) | undefined;
-  readonly failed: StepCommit[] = [];
+/** Fails the next statement that `matches`, after it ran; remembers the step commit it interrupted. */
+class FailNextCommit extends StatementFailpoint {
+  readonly failed: { operationId: string; expectedVersion: number }[] = [];
 
-  afterOperationUpdate(_operationId: string, commit: StepCommit): void {
-    if (!this.matches?.(commit)) return;
-    this.matches = undefined;
-    this.failed.push(commit);
-    throw new InjectedCommitFailure('injected failure between the operation update and the message write');
+  set matches(matches: ((statement: SqlStatement) => boolean) | undefined) {
+    this.afterStatement = matches
+      ? (statement, unit) => {
+          if (!matches(statement)) return;
+          this.clear();
+          // Its guard is in the same unit, or the commit's writes were split (and the test fails here).
+          const commit = stepCommitOf(unit);
+          if (!commit) throw new Error("the failed statement's unit holds no step commit guard: the commit's writes are not one unit");
+          this.failed.push(commit);
+          throw new InjectedCommitFailure('injected failure after the message write, before its commit');
+        }
+      : undefined;
   }
 }
 
-const carries = (role: 'assistant' | 'tool') => (commit: StepCommit) => (commit.messages ?? []).some((m) => m.role === role);
+/**
+ * A step commit's statement that writes a message of `role` — the commit's last write — not an operation's
+ * creation (its agent may be called so). Failing after the last write catches a commit whose writes are
+ * not one unit: the earlier units stay committed.
+ */
+const carries = (role: 'assistant' | 'tool') => (statement: SqlStatement) =>
+  insertsMessage(statement, role) && !/INSERT INTO \S*"agent_hooks_operations"/.test(statement.sql);
 
 guardUnhandledRejections();
 
@@ -69,7 +84,7 @@ describeEachDriver('P1/P6 atomic publish and rollback on %s', (driver) => {
       observe: true,
       config: CONFIG,
       providers: [Clock],
-      failpoints,
+      wrapSession: failpoints.wrap,
       ...(schema ? { database: postgresDatabaseOption(schema) } : {}),
     });
   }, 30_000);

@@ -18,7 +18,7 @@ import {
   type HookOutcomeRecord,
   type HookPoint,
 } from '../../../src/index.js';
-import { STEP_COMMIT_FAILPOINTS, type StepCommitFailpoints } from '../../../src/persistence/step-commit.store.js';
+import { SQL_SESSION_WRAPPER, type SqlSessionWrapper } from '../../../src/persistence/sql-session.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { RUNTIME_STORE, type RuntimeStore } from '../../../src/runtime/runtime-store.port.js';
 import { answer, scriptedConfig } from '../../support/scripted-config.js';
@@ -46,8 +46,8 @@ export interface BootOptions {
   imports?: ModuleMetadata['imports'];
   /** Default: a SQLite file in the temporary folder. */
   database?: string;
-  /** Replaces the module's (empty) step-commit failpoints: fail a real run between two writes of a commit. */
-  failpoints?: StepCommitFailpoints;
+  /** Wraps the stores' SQL session (`StatementFailpoint.wrap`): fail a real run's production statement. */
+  wrapSession?: SqlSessionWrapper;
   webhooks?: AgentHooksModuleOptions['webhooks'];
   /** Further module options (queue mode: `mode`, `redis`, `queue`; models given in code: `models`). */
   module?: Pick<AgentHooksModuleOptions, 'mode' | 'redis' | 'queue' | 'shutdown' | 'recovery' | 'tracing' | 'models'>;
@@ -80,7 +80,7 @@ export async function bootRuntime(options: BootOptions): Promise<RuntimeApp> {
     ],
     providers: options.providers ?? [],
   });
-  if (options.failpoints) builder.overrideProvider(STEP_COMMIT_FAILPOINTS).useValue(options.failpoints);
+  if (options.wrapSession) builder.overrideProvider(SQL_SESSION_WRAPPER).useValue(options.wrapSession);
   const moduleRef = await builder.compile();
   moduleRef.useLogger(logger);
   await moduleRef.init();

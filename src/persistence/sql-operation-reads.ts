@@ -21,7 +21,7 @@ interface StatusCountRow {
 const LIMIT_OF = `CASE WHEN operation.reason IN ('token_limit', 'tool_limit') THEN operation.error_type END`;
 
 @Injectable()
-export class TypeOrmOperationReads implements OperationReadPort {
+export class SqlOperationReads implements OperationReadPort {
   private readonly logger = new Logger('OperationReader');
 
   constructor(private readonly database: RuntimeDatabase) {}

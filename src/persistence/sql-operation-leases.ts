@@ -11,7 +11,7 @@ import type { RuntimeStores } from './runtime-stores.js';
 import { RuntimeDatabase } from './runtime-database.js';
 
 @Injectable()
-export class TypeOrmOperationLeases implements OperationLeases {
+export class SqlOperationLeases implements OperationLeases {
   constructor(private readonly database: RuntimeDatabase) {}
 
   async acquire(operationId: string, owner: string, ttlMs: number, stepFollows = true): Promise<StoredOperation | null> {

@@ -37,7 +37,7 @@ import { RuntimeDatabase } from './runtime-database.js';
 import type { StepCommitResult } from './step-commit.store.js';
 
 @Injectable()
-export class TypeOrmRuntimeStore implements RuntimeStore {
+export class SqlRuntimeStore implements RuntimeStore {
   constructor(private readonly database: RuntimeDatabase) {}
 
   async createOperation(input: NewOperation): Promise<StoredOperation> {
