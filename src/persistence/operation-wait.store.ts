@@ -56,17 +56,8 @@ export interface DurableDecisionResult extends DurableDecision {
   receipt?: MessageRecord;
 }
 
-/**
- * Test and chaos seams: called at the end of a decision's or a deferred publish's transaction, after every
- * write; a throw rolls all of them back.
- */
-export interface OperationWaitFailpoints {
-  beforeCommit?(operationId: string, work: 'decideDurably' | 'publishDeferred'): void | Promise<void>;
-}
-
-export interface OperationWaitOptions extends StoreOptions {
-  failpoints?: OperationWaitFailpoints;
-}
+/** A test fails its statements through the session wrapper (`SQL_SESSION_WRAPPER`), the production ones. */
+export type OperationWaitOptions = StoreOptions;
 
 export class OperationWaitStore {
   private readonly db: StoreDatabase;
@@ -155,7 +146,6 @@ export class OperationWaitStore {
       );
       const resumed = await this.resumeLocked(tx, operation, now);
       publishAll(events, operation, resumed ? 'running' : operation.status, resumed, ['message', 'intervention']);
-      await this.options.failpoints?.beforeCommit?.(operationId, 'publishDeferred');
       return { published: true, message: published!, resumed };
     });
   }
@@ -201,7 +191,6 @@ export class OperationWaitStore {
       }
       const completed = decision.action === 'reject';
       publishAll(events, operation, completed ? 'completed' : resumed ? 'running' : operation.status, completed || resumed, kinds);
-      await this.options.failpoints?.beforeCommit?.(operationId, 'decideDurably');
       return { outcome: 'decided', resumed, completed, owed, ...(receipt ? { receipt } : {}) };
     });
   }
