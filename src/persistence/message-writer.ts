@@ -1,8 +1,8 @@
 /**
- * Appends messages inside a caller's transaction. `seq` continues the operation's conversation from the
+ * Appends messages inside a caller's session transaction (one body on both drivers). `seq` continues the operation's conversation from the
  * counter on its row (`message_seq`, the seq of its last message), bumped by the same statement that
  * reserves the new seqs — an UPDATE, so on PostgreSQL it also holds the row and two writers never pick the
- * same `seq` (on SQLite the store gate serializes them); if one ever did, the unique (operation_id, seq)
+ * same `seq` (on SQLite the session's gate serializes them); if one ever did, the unique (operation_id, seq)
  * index refuses the second. Every writer of messages goes through here or through the step commit, which
  * bumps the counter in its own UPDATE (step-commit.sql.ts): the counter always names the last message.
  */
