@@ -37,9 +37,9 @@ export class MessageStore {
 
   /** Appends `messages` in order, all or none; throws `OperationNotFoundError` for an unknown operation. */
   async append(operationId: string, messages: readonly NewMessage[]): Promise<MessageRecord[]> {
-    return this.db.transaction(async (manager, events) => {
-      if (!(await lockOperationRow(manager, this.db.dialect, operationId))) throw new OperationNotFoundError(operationId);
-      const appended = await insertMessages(manager, operationId, messages, nowIso(this.options));
+    return this.db.sessionTransaction(async (tx, events) => {
+      if (!(await lockOperationRow(this.db, tx, operationId))) throw new OperationNotFoundError(operationId);
+      const appended = await insertMessages(this.db, tx, operationId, messages, nowIso(this.options));
       for (let index = 0; index < appended.length; index++) events.publish({ operationId, kind: 'message' });
       return appended;
     });

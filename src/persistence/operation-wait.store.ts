@@ -20,19 +20,18 @@
  * None of them touch the optimistic version except the status transitions, so a step that is still
  * running is not made stale by a deferred result published beside it.
  */
-import type { EntityManager } from 'typeorm';
 import type { ToolResult } from '../hooks/agent-events.js';
 import { InterventionEntity } from './entities/intervention.entity.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { ToolResultPlaceholderEntity } from './entities/tool-result-placeholder.entity.js';
-import { insertValues, updateValues } from './entity-values.js';
+import { SqlExpression } from './entity-columns.js';
 import { decisionValues, pendingInterventionRow, type InterventionDecision } from './intervention.store.js';
 import { insertMessages } from './message-writer.js';
 import { lockOperationRow } from './operation-row-lock.js';
 import { OperationNotFoundError } from './persistence-errors.js';
 import type { MessageRecord, NewIntervention, NewToolMessage } from './records.js';
-import type { StoreDatabase } from './store-database.js';
-import type { CommitEvents } from './store-database.js';
+import { SqlParams, type SqlExecutor } from './sql-session.js';
+import type { CommitEvents, StoreDatabase } from './store-database.js';
 import { TERMINAL_HOOKS_OWNER } from './operation.store.js';
 import { insertOwedNotifications, type OwedWorkRecord } from './owed-work.store.js';
 import type { DecisionEffects, DecisionOutcome, DurableDecision, OperationStatus } from '../runtime/runtime-store.port.js';
@@ -57,17 +56,8 @@ export interface DurableDecisionResult extends DurableDecision {
   receipt?: MessageRecord;
 }
 
-/**
- * Test and chaos seams: called at the end of a decision's or a deferred publish's transaction, after every
- * write; a throw rolls all of them back.
- */
-export interface OperationWaitFailpoints {
-  beforeCommit?(operationId: string, work: 'decideDurably' | 'publishDeferred'): void | Promise<void>;
-}
-
-export interface OperationWaitOptions extends StoreOptions {
-  failpoints?: OperationWaitFailpoints;
-}
+/** A test fails its statements through the session wrapper (`SQL_SESSION_WRAPPER`), the production ones. */
+export type OperationWaitOptions = StoreOptions;
 
 export class OperationWaitStore {
   private readonly db: StoreDatabase;
@@ -82,15 +72,15 @@ export class OperationWaitStore {
   /** Records the interventions not recorded yet (deferred ones with an empty placeholder); returns how many were new. */
   record(operationId: string, items: readonly NewIntervention[]): Promise<number> {
     if (items.length === 0) return Promise.resolve(0);
-    return this.db.transaction(async (manager, events) => {
-      await this.lock(manager, operationId);
-      const existing = await manager.find(InterventionEntity, { where: { operationId }, select: { toolCallId: true } });
-      const known = new Set(existing.map((row) => row.toolCallId));
+    return this.db.sessionTransaction(async (tx, events) => {
+      await this.lock(tx, operationId);
+      const existing = await tx.query(`SELECT "tool_call_id" FROM ${this.db.table('agent_hooks_interventions')} WHERE "operation_id" = $1`, [operationId]);
+      const known = new Set(existing.records.map((row) => row['tool_call_id']));
       const now = nowIso(this.options);
       const fresh = items.filter((item) => !known.has(item.toolCallId));
       for (const item of fresh) {
         const row = pendingInterventionRow(operationId, item, now);
-        await manager.createQueryBuilder().insert().into(InterventionEntity).values(insertValues(row)).updateEntity(false).execute();
+        await this.insert(tx, InterventionEntity, row);
         if (item.kind === 'deferred') {
           const placeholder: ToolResultPlaceholderEntity = {
             operationId,
@@ -104,7 +94,7 @@ export class OperationWaitStore {
             receivedResult: null,
             receivedAt: null,
           };
-          await manager.createQueryBuilder().insert().into(ToolResultPlaceholderEntity).values(insertValues(placeholder)).updateEntity(false).execute();
+          await this.insert(tx, ToolResultPlaceholderEntity, placeholder);
         }
       }
       if (fresh.length > 0) events.publish({ operationId, kind: 'intervention' });
@@ -132,32 +122,30 @@ export class OperationWaitStore {
     message: NewToolMessage,
     options: { reply?: unknown; claimant?: string } = {},
   ): Promise<PublishDeferredResult> {
-    return this.db.transaction(async (manager, events) => {
-      const operation = await this.lock(manager, operationId);
+    return this.db.sessionTransaction(async (tx, events) => {
+      const operation = await this.lock(tx, operationId);
       if (operation.status === 'completed') return { published: false, reason: 'operation_completed' };
       const now = nowIso(this.options);
-      const finalize = manager
-        .createQueryBuilder()
-        .update(ToolResultPlaceholderEntity)
-        .set(
-          // The received result goes: what stays is the final one, after the after-chain (G3, which may redact it).
-          updateValues<ToolResultPlaceholderEntity>({ state: 'final', result, finalizedAt: now, claimedBy: null, claimedUntil: null, receivedResult: null, receivedAt: null }),
-        )
-        .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "state" = :empty', { operationId, toolCallId, empty: 'empty' });
-      // A decider whose claim lapsed and was taken over has lost: the current claimant publishes.
-      if (options.claimant !== undefined) finalize.andWhere('"claimed_by" = :claimant', { claimant: options.claimant });
-      const finalized = await finalize.execute();
-      if (finalized.affected !== 1) return { published: false, reason: 'already_final' };
-      const [published] = await insertMessages(manager, operationId, [message], now);
-      await manager
-        .createQueryBuilder()
-        .update(InterventionEntity)
-        .set(updateValues<InterventionEntity>({ status: 'completed', reply: options.reply ?? null, updatedAt: now }))
-        .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId', { operationId, toolCallId })
-        .execute();
-      const resumed = await this.resumeLocked(manager, operation, now);
+      const finalized = await this.update(
+        tx,
+        ToolResultPlaceholderEntity,
+        // The received result goes: what stays is the final one, after the after-chain (G3, which may redact it).
+        { state: 'final', result, finalizedAt: now, claimedBy: null, claimedUntil: null, receivedResult: null, receivedAt: null },
+        (params) =>
+          `"operation_id" = ${params.bind(operationId)} AND "tool_call_id" = ${params.bind(toolCallId)} AND "state" = 'empty'` +
+          // A decider whose claim lapsed and was taken over has lost: the current claimant publishes.
+          (options.claimant !== undefined ? ` AND "claimed_by" = ${params.bind(options.claimant)}` : ''),
+      );
+      if (finalized !== 1) return { published: false, reason: 'already_final' };
+      const [published] = await insertMessages(this.db, tx, operationId, [message], now);
+      await this.update(
+        tx,
+        InterventionEntity,
+        { status: 'completed', reply: options.reply ?? null, updatedAt: now },
+        (params) => `"operation_id" = ${params.bind(operationId)} AND "tool_call_id" = ${params.bind(toolCallId)}`,
+      );
+      const resumed = await this.resumeLocked(tx, operation, now);
       publishAll(events, operation, resumed ? 'running' : operation.status, resumed, ['message', 'intervention']);
-      await this.options.failpoints?.beforeCommit?.(operationId, 'publishDeferred');
       return { published: true, message: published!, resumed };
     });
   }
@@ -176,14 +164,15 @@ export class OperationWaitStore {
     if (effects.receipt !== undefined && (decision.action !== 'reject' || effects.receipt.toolCallId !== toolCallId)) {
       throw new TypeError('a decision receipt belongs to a reject of the same tool call');
     }
-    return this.db.transaction(async (manager, events) => {
-      const operation = await this.lock(manager, operationId);
+    return this.db.sessionTransaction(async (tx, events) => {
+      const operation = await this.lock(tx, operationId);
       const nothing = (outcome: DecideOutcome): DurableDecisionResult => ({ outcome, resumed: false, completed: false, owed: [] });
       if (operation.status === 'completed') return nothing('operation_completed');
       const now = nowIso(this.options);
-      if (!(await this.writeDecision(manager, operationId, toolCallId, decision, now))) return nothing('not_pending');
+      if (!(await this.writeDecision(tx, operationId, toolCallId, decision, now))) return nothing('not_pending');
       const owed = await insertOwedNotifications(
-        manager,
+        this.db,
+        tx,
         operationId,
         { toolCallId, action: decision.action, points: effects.notify, claimant: effects.claimant, holdMs: effects.holdMs },
         now,
@@ -193,51 +182,44 @@ export class OperationWaitStore {
       let receipt: MessageRecord | undefined;
       if (decision.action === 'reject') {
         if (effects.receipt) {
-          [receipt] = await insertMessages(manager, operationId, [effects.receipt], now);
+          [receipt] = await insertMessages(this.db, tx, operationId, [effects.receipt], now);
           kinds.push('message');
         }
-        await this.completeLocked(manager, operationId, now, effects.terminalHold ?? { owner: TERMINAL_HOOKS_OWNER, ms: effects.holdMs });
+        await this.completeLocked(tx, operationId, now, effects.terminalHold ?? { owner: TERMINAL_HOOKS_OWNER, ms: effects.holdMs });
       } else {
-        resumed = await this.resumeLocked(manager, operation, now);
+        resumed = await this.resumeLocked(tx, operation, now);
       }
       const completed = decision.action === 'reject';
       publishAll(events, operation, completed ? 'completed' : resumed ? 'running' : operation.status, completed || resumed, kinds);
-      await this.options.failpoints?.beforeCommit?.(operationId, 'decideDurably');
       return { outcome: 'decided', resumed, completed, owed, ...(receipt ? { receipt } : {}) };
     });
   }
 
   /** The decision on a pending approval (a compare-and-set on its status): false when it was not pending. */
-  private async writeDecision(manager: EntityManager, operationId: string, toolCallId: string, decision: InterventionDecision, now: string): Promise<boolean> {
-    const result = await manager
-      .createQueryBuilder()
-      .update(InterventionEntity)
-      .set(updateValues<InterventionEntity>(decisionValues(decision, now)))
-      .where('"operation_id" = :operationId AND "tool_call_id" = :toolCallId AND "status" = :pending AND "kind" = :approval', {
-        operationId,
-        toolCallId,
-        pending: 'pending',
-        approval: 'approval',
-      })
-      .execute();
-    return result.affected === 1;
+  private async writeDecision(tx: SqlExecutor, operationId: string, toolCallId: string, decision: InterventionDecision, now: string): Promise<boolean> {
+    const affected = await this.update(
+      tx,
+      InterventionEntity,
+      decisionValues(decision, now),
+      (params) => `"operation_id" = ${params.bind(operationId)} AND "tool_call_id" = ${params.bind(toolCallId)} AND "status" = 'pending' AND "kind" = 'approval'`,
+    );
+    return affected === 1;
   }
 
   /**
    * waiting → running (version + 1) inside the caller's transaction, which holds the operation's row: only
    * when nothing is pending any more, so of two writers resolving the last two items exactly one resumes.
    */
-  private async resumeLocked(manager: EntityManager, operation: OperationEntity, now: string): Promise<boolean> {
+  private async resumeLocked(tx: SqlExecutor, operation: OperationEntity, now: string): Promise<boolean> {
     if (operation.status !== 'waiting') return false;
-    const pending = await manager.countBy(InterventionEntity, { operationId: operation.id, status: 'pending' });
-    if (pending > 0) return false;
-    const result = await manager
-      .createQueryBuilder()
-      .update(OperationEntity)
-      .set(updateValues<OperationEntity>({ status: 'running', updatedAt: now, version: () => '"version" + 1' }))
-      .where('"id" = :operationId AND "status" = :waiting', { operationId: operation.id, waiting: 'waiting' })
-      .execute();
-    return result.affected === 1;
+    if ((await this.pending(tx, operation.id)) > 0) return false;
+    const affected = await this.update(
+      tx,
+      OperationEntity,
+      { status: 'running', updatedAt: now, version: VERSION_PLUS_ONE },
+      (params) => `"id" = ${params.bind(operation.id)} AND "status" = 'waiting'`,
+    );
+    return affected === 1;
   }
 
   /**
@@ -245,26 +227,24 @@ export class OperationWaitStore {
    * `OperationStore.complete` makes it: reason `interrupted`, version + 1, the terminal sequence held by
    * `hold.owner` until now + `hold.ms` — after that a reconciler runs it (`claimOwedTerminalHooks`).
    */
-  private async completeLocked(manager: EntityManager, operationId: string, now: string, hold: { owner: string; ms: number }): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .update(OperationEntity)
-      .set(
-        updateValues<OperationEntity>({
-          status: 'completed',
-          reason: 'interrupted',
-          errorType: null,
-          errorMessage: null,
-          errorSummary: null,
-          leaseOwner: hold.owner,
-          leaseUntil: new Date(Date.parse(now) + hold.ms).toISOString(),
-          completedAt: now,
-          updatedAt: now,
-          version: () => '"version" + 1',
-        }),
-      )
-      .where('"id" = :operationId AND "status" <> :completed', { operationId, completed: 'completed' })
-      .execute();
+  private async completeLocked(tx: SqlExecutor, operationId: string, now: string, hold: { owner: string; ms: number }): Promise<void> {
+    await this.update(
+      tx,
+      OperationEntity,
+      {
+        status: 'completed',
+        reason: 'interrupted',
+        errorType: null,
+        errorMessage: null,
+        errorSummary: null,
+        leaseOwner: hold.owner,
+        leaseUntil: new Date(Date.parse(now) + hold.ms).toISOString(),
+        completedAt: now,
+        updatedAt: now,
+        version: VERSION_PLUS_ONE,
+      },
+      (params) => `"id" = ${params.bind(operationId)} AND "status" <> 'completed'`,
+    );
   }
 
   private transition(
@@ -273,31 +253,58 @@ export class OperationWaitStore {
     to: 'running' | 'waiting',
     allowed: (pending: number) => boolean,
   ): Promise<boolean> {
-    return this.db.transaction(async (manager, events) => {
-      const row = await this.lock(manager, operationId);
+    return this.db.sessionTransaction(async (tx, events) => {
+      const row = await this.lock(tx, operationId);
       if (row.status !== from) return false;
-      const pending = await manager.countBy(InterventionEntity, { operationId, status: 'pending' });
-      if (!allowed(pending)) return false;
+      if (!allowed(await this.pending(tx, operationId))) return false;
       const now = nowIso(this.options);
-      const result = await manager
-        .createQueryBuilder()
-        .update(OperationEntity)
+      const affected = await this.update(
+        tx,
+        OperationEntity,
         // A waiting operation holds no step, so no lease: whoever resumes it may take the lease at once.
-        .set(updateValues<OperationEntity>({ status: to, updatedAt: now, version: () => '"version" + 1', ...(to === 'waiting' ? { leaseOwner: null, leaseUntil: null } : {}) }))
-        .where('"id" = :operationId AND "status" = :from', { operationId, from })
-        .execute();
-      // The row is held (or, on SQLite, the gate is): its version moved by exactly one.
-      if (result.affected === 1) events.publish({ operationId, kind: 'status', status: to, version: row.version + 1 });
-      return result.affected === 1;
+        { status: to, updatedAt: now, version: VERSION_PLUS_ONE, ...(to === 'waiting' ? { leaseOwner: null, leaseUntil: null } : {}) },
+        (params) => `"id" = ${params.bind(operationId)} AND "status" = ${params.bind(from)}`,
+      );
+      // The row is held (or, on SQLite, the session's gate is): its version moved by exactly one.
+      if (affected === 1) events.publish({ operationId, kind: 'status', status: to, version: row.version + 1 });
+      return affected === 1;
     });
   }
 
-  private async lock(manager: EntityManager, operationId: string): Promise<OperationEntity> {
-    const row = await lockOperationRow(manager, this.db.dialect, operationId);
+  private async lock(tx: SqlExecutor, operationId: string): Promise<OperationEntity> {
+    const row = await lockOperationRow(this.db, tx, operationId);
     if (!row) throw new OperationNotFoundError(operationId);
     return row;
   }
+
+  /** How many of the operation's interventions are still pending. */
+  private async pending(tx: SqlExecutor, operationId: string): Promise<number> {
+    const { records } = await tx.query(
+      `SELECT COUNT(*) AS "pending" FROM ${this.db.table('agent_hooks_interventions')} WHERE "operation_id" = $1 AND "status" = 'pending'`,
+      [operationId],
+    );
+    return Number(records[0]?.['pending'] ?? 0);
+  }
+
+  private async insert<T extends object>(tx: SqlExecutor, target: new () => T, row: T): Promise<void> {
+    const params = new SqlParams(tx.dialect === 'postgres');
+    await tx.query(this.db.columns<T>(target).insert([row], params), params.values);
+  }
+
+  /** An UPDATE of `target`'s rows matching `where` (which binds its own values): how many it changed. */
+  private async update<T extends object>(
+    tx: SqlExecutor,
+    target: new () => T,
+    values: { [K in keyof T]?: T[K] | SqlExpression },
+    where: (params: SqlParams) => string,
+  ): Promise<number> {
+    const params = new SqlParams(tx.dialect === 'postgres');
+    const result = await tx.query(this.db.columns<T>(target).update(values, params, where), params.values);
+    return result.affected;
+  }
 }
+
+const VERSION_PLUS_ONE = new SqlExpression('"version" + 1');
 
 /**
  * Publishes one event per kind of change, each with the operation's status and version after the commit

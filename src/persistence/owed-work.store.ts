@@ -7,11 +7,11 @@
  * Every claim is a compare-and-set on the row, so two reconcilers never deliver one row at once.
  */
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import type { InterventionAction, OwedNotification, OwedNotificationPoint } from '../runtime/runtime-store.port.js';
 import { OperationEntity } from './entities/operation.entity.js';
 import { OwedWorkEntity } from './entities/owed-work.entity.js';
-import { insertValues, updateValues } from './entity-values.js';
+import { updateValues } from './entity-values.js';
+import { SqlParams, type SqlExecutor } from './sql-session.js';
 import type { StoreDatabase } from './store-database.js';
 import { nowIso, type StoreOptions } from './store-options.js';
 
@@ -38,7 +38,8 @@ export interface OwedNotifications {
  * named twice is owed once.
  */
 export async function insertOwedNotifications(
-  manager: EntityManager,
+  db: StoreDatabase,
+  tx: SqlExecutor,
   operationId: string,
   owed: OwedNotifications,
   now: string,
@@ -60,13 +61,8 @@ export async function insertOwedNotifications(
       attempts: 1,
     }),
   );
-  await manager
-    .createQueryBuilder()
-    .insert()
-    .into(OwedWorkEntity)
-    .values(rows.map((row) => insertValues(row)))
-    .updateEntity(false)
-    .execute();
+  const params = new SqlParams(tx.dialect === 'postgres');
+  await tx.query(db.columns(OwedWorkEntity).insert(rows, params), params.values);
   return rows.map(toOwedWorkRecord);
 }
 

@@ -12,11 +12,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { EntityColumns } from './entity-columns.js';
 import type { OperationEvent } from '../runtime/operation-events.port.js';
 import { dialectOf, qualifiedTable, schemaOf, type SqlDialect } from './dialect.js';
 import { openSqlSession } from './driver-sessions.js';
-import { NO_SQL_SESSION_WRAPPER, type SqlResult, type SqlSession, type SqlSessionWrapper } from './sql-session.js';
+import { NO_SQL_SESSION_WRAPPER, type SqlExecutor, type SqlResult, type SqlSession, type SqlSessionWrapper } from './sql-session.js';
 import { SqlParams } from './sql-session.js';
 
 /** The PostgreSQL channel of operation events in the default schema (`LISTEN agent_hooks_events`). */
@@ -58,6 +59,7 @@ export class StoreDatabase {
   /** The NOTIFY channel of this schema's operation events (`eventsChannelOf`). */
   readonly eventsChannel: string;
   private readonly committed = new Subject<OperationEvent>();
+  private readonly entityColumns = new Map<EntityTarget<ObjectLiteral>, EntityColumns<ObjectLiteral>>();
 
   constructor(
     readonly dataSource: DataSource,
@@ -84,6 +86,26 @@ export class StoreDatabase {
         return value;
       }),
     );
+    this.emit(pending);
+    return result;
+  }
+
+  /**
+   * Runs `work` in one transaction of the session: its hand-written statements commit together or not at
+   * all, with the `pg_notify` of what it published on PostgreSQL; the events reach `committed$` after the commit.
+   */
+  async sessionTransaction<T>(work: (tx: SqlExecutor, events: CommitEvents) => Promise<T>): Promise<T> {
+    const pending: OperationEvent[] = [];
+    const events: CommitEvents = { publish: (event) => void pending.push(event) };
+    const result = await this.session.transaction(async (tx) => {
+      const value = await work(tx, events);
+      if (this.dialect === 'postgres') {
+        for (let start = 0; start < pending.length; start += EVENTS_PER_NOTIFY) {
+          await tx.query('SELECT pg_notify($1, $2)', [this.eventsChannel, this.notifyPayload(pending.slice(start, start + EVENTS_PER_NOTIFY))]);
+        }
+      }
+      return value;
+    });
     this.emit(pending);
     return result;
   }
@@ -119,6 +141,13 @@ export class StoreDatabase {
   notifyPayload(events: readonly OperationEvent[]): string {
     const payload: NotifiedEvents = { origin: this.origin, events: [...events] };
     return JSON.stringify(payload);
+  }
+
+  /** `target`'s columns for hand-written SQL, built on first use (the metadata exists once the DataSource is initialized). */
+  columns<T extends ObjectLiteral>(target: EntityTarget<T>): EntityColumns<T> {
+    let columns = this.entityColumns.get(target);
+    if (!columns) this.entityColumns.set(target, (columns = new EntityColumns(this.dataSource, target)));
+    return columns as EntityColumns<T>;
   }
 
   /** `"schema"."table"` for hand-written SQL. */

@@ -11,12 +11,13 @@ import { insertValues } from '../../../src/persistence/entity-values.js';
 import { InterventionStore } from '../../../src/persistence/intervention.store.js';
 import { MessageStore } from '../../../src/persistence/message.store.js';
 import { OperationStore, TERMINAL_HOOKS_OWNER } from '../../../src/persistence/operation.store.js';
-import { OperationWaitStore, type DecisionEffects, type OperationWaitFailpoints } from '../../../src/persistence/operation-wait.store.js';
+import { OperationWaitStore, type DecisionEffects } from '../../../src/persistence/operation-wait.store.js';
 import { OwedWorkStore } from '../../../src/persistence/owed-work.store.js';
 import type { NewIntervention, NewToolMessage, OperationRecord } from '../../../src/persistence/records.js';
 import { ToolResultPlaceholderStore } from '../../../src/persistence/tool-result-placeholder.store.js';
 import { rejectionReceipt } from '../../../src/runtime/intervention-receipts.js';
 import type { OperationEvent } from '../../../src/runtime/operation-events.port.js';
+import { StatementFailpoint, updatesOperationStatus } from './statement-failpoint.js';
 import { driverSuites, useTestDatabase } from './test-databases.js';
 
 const describeEachDriver = await driverSuites();
@@ -40,12 +41,18 @@ class Failpoint extends Error {
 }
 
 describeEachDriver('durable decisions on %s', (driver) => {
-  const db = useTestDatabase(driver);
+  // The production statements, failed after the status UPDATE, the last write of a decision's or a deferred publish's transaction.
+  const failpoint = new StatementFailpoint();
+  const db = useTestDatabase(driver, { wrapSession: failpoint.wrap });
   let now = new Date('2030-01-01T00:00:00.000Z');
   const clock = () => now;
   const advance = (ms: number) => void (now = new Date(now.getTime() + ms));
-  /** What the wait store's transactions run last, after every write; a test sets it, `afterEach` clears it. */
-  let beforeCommit: OperationWaitFailpoints['beforeCommit'];
+  /** Fails the unit right after its operation status UPDATE (`afterEach` clears it). */
+  const failAfterStatusUpdate = (message: string) => {
+    failpoint.afterStatement = (statement) => {
+      if (updatesOperationStatus(statement)) throw new Failpoint(message);
+    };
+  };
   let operations: OperationStore;
   let waits: OperationWaitStore;
   let owedWork: OwedWorkStore;
@@ -56,15 +63,13 @@ describeEachDriver('durable decisions on %s', (driver) => {
   beforeAll(() => {
     const dataSource = db.handle;
     operations = new OperationStore(dataSource, { clock });
-    waits = new OperationWaitStore(dataSource, { clock, failpoints: { beforeCommit: (id, work) => beforeCommit?.(id, work) } });
+    waits = new OperationWaitStore(dataSource, { clock });
     owedWork = new OwedWorkStore(dataSource, { clock });
     interventions = new InterventionStore(dataSource, { clock });
     messages = new MessageStore(dataSource);
     placeholders = new ToolResultPlaceholderStore(dataSource, { clock });
   });
-  afterEach(() => {
-    beforeCommit = undefined;
-  });
+  afterEach(() => failpoint.clear());
 
   /** A new operation waiting on `items` (recorded, then paused). */
   async function waitingOn(items: readonly NewIntervention[]): Promise<OperationRecord> {
@@ -109,9 +114,10 @@ describeEachDriver('durable decisions on %s', (driver) => {
     const operation = await waitingOn([approval('c1')]);
     const events = watchEvents(operation.id);
     const seenInside: number[] = [];
-    beforeCommit = () => void seenInside.push(events.seen.length);
+    failpoint.afterStatement = () => void seenInside.push(events.seen.length);
     try {
       const result = await waits.decideDurably(operation.id, 'c1', { action: 'approve', decidedBy: 'alice' }, effects());
+      failpoint.clear();
 
       expect(result).toMatchObject({ outcome: 'decided', resumed: true, completed: false });
       expect(result.owed).toEqual([
@@ -121,7 +127,9 @@ describeEachDriver('durable decisions on %s', (driver) => {
       expect(stored).toMatchObject({ status: 'running', version: operation.version + 1 });
       expect(await interventions.get(operation.id, 'c1')).toMatchObject({ status: 'approved', decision: 'approve', decidedBy: 'alice' });
       // Nothing left the process while the transaction was open; the commit published what it changed.
-      expect(seenInside).toEqual([0]);
+      // (one look after each statement of the decision's transaction: lock, decision, owed row, count, resume)
+      expect(seenInside.length).toBeGreaterThanOrEqual(5);
+      expect(seenInside.every((seen) => seen === 0)).toBe(true);
       expect(events.seen.map((event) => event.kind).sort()).toEqual(['intervention', 'owed', 'status']);
       expect(events.seen.find((event) => event.kind === 'status')).toEqual({ operationId: operation.id, kind: 'status', status: 'running', version: operation.version + 1 });
 
@@ -165,12 +173,10 @@ describeEachDriver('durable decisions on %s', (driver) => {
 
     // A failure after the receipt and the transition were written: neither is kept, nor the decision.
     const before = await snapshot(operation.id);
-    beforeCommit = () => {
-      throw new Failpoint('after the terminal transition');
-    };
+    failAfterStatusUpdate('after the terminal transition');
     await expect(waits.decideDurably(operation.id, 'c1', { action: 'reject', reason: 'too risky' }, stop)).rejects.toThrow(Failpoint);
     expect(await snapshot(operation.id)).toEqual(before);
-    beforeCommit = undefined;
+    failpoint.clear();
 
     const events = watchEvents(operation.id);
     try {
@@ -276,12 +282,10 @@ describeEachDriver('durable decisions on %s', (driver) => {
     const events = watchEvents(operation.id);
     try {
       // After every write (decision, owed row, resume): a throw rolls all of them back.
-      beforeCommit = () => {
-        throw new Failpoint('after the resume');
-      };
+      failAfterStatusUpdate('after the resume');
       await expect(waits.decideDurably(operation.id, 'c1', { action: 'approve' }, effects())).rejects.toThrow(Failpoint);
       expect(await snapshot(operation.id)).toEqual(before);
-      beforeCommit = undefined;
+      failpoint.clear();
 
       // A statement of the database failing after the decision was written: the owed row's unique key
       // (operation, point, call) is taken by a row planted here, so its insert is refused.
@@ -346,12 +350,10 @@ describeEachDriver('durable decisions on %s', (driver) => {
 
     // A failure after the placeholder, the message, the completion and the resume were written: none is kept.
     const before = await snapshot(operation.id);
-    beforeCommit = (_id, work) => {
-      if (work === 'publishDeferred') throw new Failpoint('after the resume');
-    };
+    failAfterStatusUpdate('after the resume');
     await expect(waits.publishDeferred(operation.id, 'd1', result, message, { claimant: 'executor-1' })).rejects.toThrow(Failpoint);
     expect(await snapshot(operation.id)).toEqual(before);
-    beforeCommit = undefined;
+    failpoint.clear();
 
     const events = watchEvents(operation.id);
     try {

@@ -88,6 +88,11 @@ export function updatesOperation(statement: SqlStatement, operationId?: string):
   return /UPDATE \S*"agent_hooks_operations"/.test(statement.sql) && (operationId === undefined || statement.params.includes(operationId));
 }
 
+/** An UPDATE that sets an operation's status (a pause, a resume, a terminal transition); not a step commit's guarded UPDATE. */
+export function updatesOperationStatus(statement: SqlStatement): boolean {
+  return /UPDATE \S*"agent_hooks_operations" SET .*"status" = \$/.test(statement.sql);
+}
+
 /** The statement that inserts a message with `role` (on PostgreSQL: the step commit's one statement). */
 export function insertsMessage(statement: SqlStatement, role: 'user' | 'assistant' | 'tool'): boolean {
   return /INSERT INTO \S*"agent_hooks_messages"/.test(statement.sql) && statement.params.includes(role);
