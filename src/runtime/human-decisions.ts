@@ -7,7 +7,6 @@
  * decider dies, the reconciler's `OwedWork` delivers it. The operation then goes on through its
  * `StepHost` (`OperationStart`), or, for a stop, ends in the `TerminalTransition`.
  */
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentTracer } from '../tracing/agent-tracer.js';
 import { ApprovalEdits } from './approval-edits.js';
@@ -32,6 +31,7 @@ import {
   type StoredOperation,
   type ToolMessage,
 } from './runtime-store.port.js';
+import { LeaseHolder } from './lease-holder.js';
 import { StepDrain } from './step-drain.js';
 import { StepExecutor } from './step-executor.js';
 import { TerminalTransition } from './terminal-transition.js';
@@ -39,8 +39,6 @@ import { TerminalTransition } from './terminal-transition.js';
 /** Internal: not exported from the package; hosts use `AgentRuntime`. */
 @Injectable()
 export class HumanDecisions {
-  /** This runtime instance, in claims it makes (owed notifications). */
-  private readonly instanceId = `${process.pid}:${randomUUID()}`;
   /** How a received result that made the operation runnable again lets it go on. */
   private readonly goOnHere: GoOn = (operationId, live) => this.host.goOn(operationId, live);
 
@@ -58,6 +56,8 @@ export class HumanDecisions {
     private readonly host: OperationStart,
     private readonly transition: TerminalTransition,
     private readonly tracer: AgentTracer,
+    /** Its `instanceId` prefixes the claims this process makes (`claimant-ids.ts`). */
+    private readonly leases: LeaseHolder,
   ) {}
 
   /**
@@ -171,7 +171,7 @@ export class HumanDecisions {
     if (operation.status === 'completed') throw new OperationCompletedError(operationId, toolCallId);
     const call = { id: item.toolCallId, identifier: item.identifier, apiName: item.apiName, args: item.args };
     // The owed notification is inserted claimed by this decision, which renews the claim while it delivers.
-    const claim: NotificationClaim = { owner: claimantId(this.instanceId, 'owed'), holdMs: this.recovery.leaseMs };
+    const claim: NotificationClaim = { owner: claimantId(this.leases.instanceId, 'owed'), holdMs: this.recovery.leaseMs };
     const decided = await this.store.decideDurably(operationId, toolCallId, decision, {
       notify: [notify],
       claimant: claim.owner,

@@ -5,7 +5,6 @@
  * only by the process that made the transition, holding it meanwhile so a reconciler takes it over if
  * that process dies (G2); then `done` settles and the sub-agent bridge reports to a parent (P5).
  */
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TerminalReason } from '../hooks/agent-events.js';
 import { errorType } from '../hooks/hook-errors.js';
@@ -23,8 +22,6 @@ import { TerminalSequence, type CompletedState, type ParentReport } from './term
 @Injectable()
 export class TerminalTransition {
   private readonly logger = new Logger('AgentRuntime');
-  /** This runtime instance, in claims it makes (owed terminal sequences). */
-  private readonly instanceId = `${process.pid}:${randomUUID()}`;
 
   constructor(
     @Inject(RUNTIME_STORE) private readonly store: RuntimeStore,
@@ -37,7 +34,7 @@ export class TerminalTransition {
 
   /** Who holds a terminal sequence this process is about to run. */
   holder(): string {
-    return claimantId(this.instanceId, 'terminal');
+    return claimantId(this.leases.instanceId, 'terminal');
   }
 
   /** Holds the terminal sequence for `holder` from now on, renewing it until the returned stop is called. */

@@ -15,16 +15,17 @@ import { Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
-import type { Observable } from 'rxjs';
-import { AgentHooksHttpModule, AgentHooksModule, type OperationEvent } from '../../../src/index.js';
+import { AgentHooksHttpModule, AgentHooksModule } from '../../../src/index.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { ensureBuilt } from '../../e2e/support/server-process.js';
 import { readEvents, type SseEvent } from '../../e2e/support/sse.js';
-import { chunk, completion, openStream, sendJson, startChatCompletionsServer, type ChatCompletionsServer, type RecordedCall } from '../models/chat-completions-server.js';
+import { sendJson, startChatCompletionsServer, type ChatCompletionsServer } from '../models/chat-completions-server.js';
 import { dropSchema, postgresDatabaseOption, uniqueSchemaName } from '../persistence/test-databases.js';
-import { deferred, eventually, within, type Deferred } from '../runtime/runtime-test-kit.js';
+import { eventually, within } from '../runtime/runtime-test-kit.js';
 import { REDIS_URL, dropPrefix, fastQueue, queueSuite, uniquePrefix } from './queue-kit.js';
 import { startWorker, stopWorker, type WorkerProcess } from './worker-processes.js';
+import { deltaTexts, scriptedStream, sseDeltaTexts } from '../models/scripted-stream.js';
+import { record } from '../../support/record.js';
 
 const describeWithServices = await queueSuite('queue/streaming.spec.ts', 'streaming (K5) across the worker and the API process');
 
@@ -36,34 +37,6 @@ agents:
   writer: { model: remote }
 `;
 const OWNER = 'queue-stream-owner';
-
-function record<T>(source: Observable<T>) {
-  const items: T[] = [];
-  const state = { completed: false };
-  const subscription = source.subscribe({ next: (item) => items.push(item), complete: () => (state.completed = true) });
-  return { items, state, stop: () => subscription.unsubscribe() };
-}
-const deltaTexts = (events: readonly OperationEvent[]) => events.flatMap((e) => (e.type === 'delta' ? [e.text] : []));
-const sseDeltaTexts = (events: readonly SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => e.data.text as string);
-
-/** Streams `pieces` when asked to stream (nothing before `start`, the rest after `rest`); whole otherwise. */
-function scriptedStream(llm: ChatCompletionsServer, pieces: readonly string[], before: number): { start: Deferred<void>; rest: Deferred<void> } {
-  const start = deferred();
-  const rest = deferred();
-  llm.handle((call: RecordedCall, res) => {
-    if (!call.body.stream) return sendJson(res, 200, completion({ content: pieces.join('') }));
-    const stream = openStream(res);
-    void start.promise.then(async () => {
-      for (const piece of pieces.slice(0, before)) stream.send(chunk({ content: piece }));
-      await rest.promise;
-      for (const piece of pieces.slice(before)) stream.send(chunk({ content: piece }));
-      stream.send(chunk({}, 'stop'));
-      stream.end();
-    });
-  });
-  return { start, rest };
-}
-
 describeWithServices('K5 in queue mode', () => {
   const schema = uniqueSchemaName();
   const prefix = uniquePrefix();

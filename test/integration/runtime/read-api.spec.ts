@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
-import type { Observable } from 'rxjs';
 import {
   AgentHooksModule,
   InvalidListQueryError,
@@ -23,6 +22,7 @@ import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { appDatabases, postgresSuite } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, guardUnhandledRejections, within, type RuntimeApp } from './runtime-test-kit.js';
 import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
+import { record } from '../../support/record.js';
 
 guardUnhandledRejections();
 
@@ -40,14 +40,6 @@ const CONFIG = scriptedConfig({
 });
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-
-/** Everything an observable emits, and whether (and how) it ended. */
-function record<T>(source: Observable<T>) {
-  const items: T[] = [];
-  const state: { completed: boolean; error?: unknown } = { completed: false };
-  const subscription = source.subscribe({ next: (item) => items.push(item), error: (error: unknown) => (state.error = error), complete: () => (state.completed = true) });
-  return { items, state, stop: () => subscription.unsubscribe() };
-}
 
 async function completed(app: RuntimeApp, operationId: string): Promise<void> {
   await within(app.runtime.result(operationId), `operation ${operationId}`, 20_000);

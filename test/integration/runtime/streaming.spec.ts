@@ -9,17 +9,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerResponse } from 'node:http';
 import { Injectable, Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import type { Observable } from 'rxjs';
-import { AgentHooksHttpModule, AgentHooksModule, OnHook, type HookInvocation, type ModelResponseContext, type OperationEvent } from '../../../src/index.js';
+import { AgentHooksHttpModule, AgentHooksModule, OnHook, type HookInvocation, type ModelResponseContext } from '../../../src/index.js';
 import { AgentRuntime } from '../../../src/runtime/agent-runtime.js';
 import { readEvents, type SseEvent } from '../../e2e/support/sse.js';
-import { chunk, completion, openStream, sendJson, startChatCompletionsServer, usageChunk, type ChatCompletionsServer, type RecordedCall } from '../models/chat-completions-server.js';
+import { chunk, completion, openStream, sendJson, startChatCompletionsServer, type ChatCompletionsServer } from '../models/chat-completions-server.js';
 import { appDatabases } from '../persistence/test-databases.js';
-import { bootRuntime, deferred, eventually, guardUnhandledRejections, within, type Deferred } from './runtime-test-kit.js';
+import { bootRuntime, deferred, eventually, guardUnhandledRejections, within } from './runtime-test-kit.js';
+import { deltaTexts, scriptedStream, sseDeltaTexts } from '../models/scripted-stream.js';
+import { record } from '../../support/record.js';
 
 guardUnhandledRejections();
 
@@ -31,40 +31,6 @@ agents:
   writer: { model: remote }
 `;
 const OWNER = 'stream-owner';
-
-/** Everything an observable emits, and whether it completed. */
-function record<T>(source: Observable<T>) {
-  const items: T[] = [];
-  const state = { completed: false };
-  const subscription = source.subscribe({ next: (item) => items.push(item), complete: () => (state.completed = true) });
-  return { items, state, stop: () => subscription.unsubscribe() };
-}
-
-const deltaTexts = (events: readonly OperationEvent[]) => events.flatMap((e) => (e.type === 'delta' ? [e.text] : []));
-const sseDeltaTexts = (events: readonly SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => e.data.text as string);
-
-/**
- * The model answers `pieces`: streamed when asked to stream — nothing until `start`, then the first
- * `before` pieces, the rest after `rest` — or whole when not.
- */
-function scriptedStream(llm: ChatCompletionsServer, pieces: readonly string[], before: number): { start: Deferred<void>; rest: Deferred<void> } {
-  const start = deferred();
-  const rest = deferred();
-  llm.handle((call: RecordedCall, res: ServerResponse) => {
-    if (!call.body.stream) return sendJson(res, 200, completion({ content: pieces.join('') }, { prompt_tokens: 3, completion_tokens: pieces.length }));
-    const stream = openStream(res);
-    void start.promise.then(async () => {
-      stream.send(chunk({ role: 'assistant', content: '' }));
-      for (const piece of pieces.slice(0, before)) stream.send(chunk({ content: piece }));
-      await rest.promise;
-      for (const piece of pieces.slice(before)) stream.send(chunk({ content: piece }));
-      stream.send(chunk({}, 'stop'));
-      stream.send(usageChunk({ prompt_tokens: 3, completion_tokens: pieces.length }));
-      stream.end();
-    });
-  });
-  return { start, rest };
-}
 
 const { describeEach, databaseFor } = await appDatabases('streaming');
 
