@@ -6,12 +6,11 @@
  * same database counts the calls the first one ran.
  */
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { OnCompleteEvent } from '../../../src/index.js';
 import { RunLimitError } from '../../../src/runtime/runtime-errors.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import { operationView } from '../../../src/runtime/reading/operation-views.js';
-import { DATABASE_URL, driverSuites, postgresDatabaseOption, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
+import { dropSchema, driverSuites, postgresDatabaseOption, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, guardUnhandledRejections, pointsOf, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
@@ -89,14 +88,7 @@ describeEachDriver('F4/F5 budgets on %s', (driver: DriverName) => {
   }, 30_000);
 
   afterAll(async () => {
-    if (schemas.length === 0) return;
-    const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
-    await admin.initialize();
-    try {
-      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    } finally {
-      await admin.destroy();
-    }
+    for (const schema of schemas) await dropSchema(schema);
   }, 30_000);
 
   const onComplete = (booted: RuntimeApp, operationId: string): OnCompleteEvent | undefined =>

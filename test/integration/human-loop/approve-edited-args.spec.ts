@@ -6,12 +6,11 @@
  * `argsEdited: true`.
  */
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AfterHumanInterventionEvent, BeforeToolCallEvent } from '../../../src/index.js';
 import { InvalidEditedArgumentsError } from '../../../src/runtime/runtime-errors.js';
 import { Tool } from '../../../src/runtime/tools/tool.decorator.js';
 import type { InterventionRecord } from '../../../src/persistence/records.js';
-import { DATABASE_URL, driverSuites, postgresDatabaseOption, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
+import { dropSchema, driverSuites, postgresDatabaseOption, uniqueSchemaName, type DriverName } from '../persistence/test-databases.js';
 import { bootRuntime, eventually, guardUnhandledRejections, rejectionOf, within, type RuntimeApp } from '../runtime/runtime-test-kit.js';
 import { answer, call, scriptedConfig, toolCalls } from '../../support/scripted-config.js';
 
@@ -66,14 +65,7 @@ describeEachDriver('F6 approve with edited arguments on %s', (driver: DriverName
   }, 30_000);
 
   afterAll(async () => {
-    if (schemas.length === 0) return;
-    const admin = new DataSource({ type: 'postgres', url: DATABASE_URL, connectTimeoutMS: 5000, poolSize: 1 });
-    await admin.initialize();
-    try {
-      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    } finally {
-      await admin.destroy();
-    }
+    for (const schema of schemas) await dropSchema(schema);
   }, 30_000);
 
   /** Starts `payer` and waits for its pending approval. */
